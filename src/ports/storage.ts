@@ -1,0 +1,321 @@
+/**
+ * The storage port: what the engine needs from a database, shaped by use case rather than as
+ * generic CRUD (DESIGN §4). Every repository method is scoped by `siteId` except the few that
+ * find a site (by subdomain, by direct `api_id`) and the worker's cross-site claim of due work.
+ *
+ * Conventions every adapter keeps (the conformance suite in `billing-engine/testing` checks them):
+ * - Finders return `undefined` when nothing matches; they never throw for "not found".
+ * - Records handed out are copies: mutating one never changes what is stored.
+ * - Instants are `Date`s with millisecond precision, stored in UTC.
+ * - Money is integer minor units in a safe integer `number`.
+ * - A unique-key violation surfaces as `BillingError('conflict')`; other driver failures as
+ *   `BillingError('storage')` with the driver error as `cause`.
+ */
+
+/** Test or live; a site goes live only after its test data has been cleared. */
+export type SiteMode = 'test' | 'live';
+
+/** Site settings that shape billing. Stored as one JSON document so new settings need no migration. */
+export interface SiteSettings {
+  /** How renewals find the next period end: `anchor` (default, no drift) or the hosted service's `sticky` clamping. */
+  readonly periodRule: 'anchor' | 'sticky';
+  /** Whether subscriptions get referral codes. */
+  readonly referralsEnabled: boolean;
+  /** Dunning: how many retries after the first failed renewal, how far apart, and the final action. */
+  readonly dunning: {
+    readonly retryCount: number;
+    readonly retryIntervalHours: number;
+    readonly finalAction: 'canceled' | 'unpaid';
+  };
+  /** Whether webhooks are sent for this site. */
+  readonly webhooksEnabled: boolean;
+  /** Billing-portal actions the merchant allows. */
+  readonly portal: {
+    readonly allowPlanChange: boolean;
+    readonly allowCancel: boolean;
+    readonly allowCardUpdate: boolean;
+    readonly allowComponentChange: boolean;
+  };
+}
+
+/** A site: the tenant. Every other record belongs to exactly one. */
+export interface SiteRecord {
+  readonly id: number;
+  readonly subdomain: string;
+  readonly name: string;
+  /** ISO 4217 code, upper case. */
+  readonly currency: string;
+  /** IANA time zone name. */
+  readonly timeZone: string;
+  readonly dateFormat: string;
+  readonly timeFormat: string;
+  readonly mode: SiteMode;
+  /** Secret for webhook signatures and hosted-page tokens; needed in clear for HMAC. */
+  readonly sharedKey: string;
+  readonly settings: SiteSettings;
+  /** Optimistic-concurrency version; bumped by every update. */
+  readonly version: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Fields of a new site; the adapter assigns `id` and sets `version` to 1. */
+export type NewSite = Omit<SiteRecord, 'id' | 'version'>;
+
+/** Fields an update may change; `subdomain` and `id` never change. */
+export type SitePatch = Partial<Omit<SiteRecord, 'id' | 'subdomain' | 'version' | 'createdAt'>>;
+
+/** An API key of the main API. Only a hash of the secret is stored; the key is shown once. */
+export interface ApiKeyRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly name: string;
+  /** The public first part of the key, shown in lists so a key can be recognised. */
+  readonly prefix: string;
+  /** Hex SHA-256 of the whole key. */
+  readonly secretHash: string;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/** Direct-post credentials: `api_id` is public, `api_secret` signs (kept in clear), the password is hashed. */
+export interface DirectCredentialRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly apiId: string;
+  readonly apiSecret: string;
+  /** Hex SHA-256 of the password. */
+  readonly apiPasswordHash: string;
+  readonly defaultRedirectUri: string | null;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/** Kinds of scheduled work. Later features add kinds; the worker dispatches on them. */
+export type DueWorkKind =
+  | 'renewal'
+  | 'trial_end'
+  | 'delayed_cancel'
+  | 'delayed_product_change'
+  | 'dunning_retry'
+  | 'expiration'
+  | 'auto_resume'
+  | 'notice'
+  | 'webhook_delivery'
+  | 'reconcile_payment';
+
+/** A row of due work: something that must happen at or after `dueAt`. */
+export interface DueWorkRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly kind: DueWorkKind;
+  /** The record the work is about (a subscription id, a webhook id). */
+  readonly subjectId: number;
+  readonly dueAt: Date;
+  /**
+   * Unique per site: `renewal:42:7` is the renewal of subscription 42's period 7. Scheduling the
+   * same key twice is a no-op, which is what makes a second renewal of one period impossible.
+   */
+  readonly uniqueKey: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly status: 'pending' | 'claimed' | 'done' | 'canceled';
+  readonly claimedBy: string | null;
+  readonly leaseUntil: Date | null;
+  readonly attempts: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** What a caller supplies to schedule work. */
+export interface NewDueWork {
+  readonly siteId: number;
+  readonly kind: DueWorkKind;
+  readonly subjectId: number;
+  readonly dueAt: Date;
+  readonly uniqueKey: string;
+  readonly payload?: Readonly<Record<string, unknown>>;
+}
+
+/** Arguments of a claim of due work by one worker. */
+export interface ClaimDueWork {
+  /** Claim only rows with `dueAt <= until`. */
+  readonly until: Date;
+  /** At most this many rows. */
+  readonly limit: number;
+  /** Worker identity written to `claimedBy`. */
+  readonly owner: string;
+  /** The claim lapses at this instant; a lapsed claim may be taken by another worker. */
+  readonly leaseUntil: Date;
+  /** The current instant, to decide which leases have lapsed. */
+  readonly now: Date;
+  /** Restrict to these kinds (all when omitted). */
+  readonly kinds?: readonly DueWorkKind[];
+  /** Restrict to one site (all sites when omitted). */
+  readonly siteId?: number;
+}
+
+/** An event in the transactional outbox. Written in the same transaction as the change that caused it. */
+export interface OutboxEventRecord {
+  readonly id: number;
+  readonly siteId: number;
+  /** Event key, e.g. `subscription_state_change`. */
+  readonly key: string;
+  readonly subjectType: string;
+  readonly subjectId: number;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly occurredAt: Date;
+}
+
+/** An event to append. */
+export type NewOutboxEvent = Omit<OutboxEventRecord, 'id'>;
+
+/** Sites: the tenant records. */
+export interface SitesRepository {
+  /** Inserts a site. A taken subdomain gives `conflict`. */
+  insert(site: NewSite): Promise<SiteRecord>;
+  /** The site with this id, or undefined. */
+  findById(id: number): Promise<SiteRecord | undefined>;
+  /** The site with this subdomain (exact, lower case), or undefined. */
+  findBySubdomain(subdomain: string): Promise<SiteRecord | undefined>;
+  /** All sites, by id. */
+  list(): Promise<SiteRecord[]>;
+  /**
+   * Applies `patch` only if the stored version is `expectedVersion`; returns the new record, or
+   * undefined when the site is missing or its version moved on (a concurrent update won).
+   */
+  updateAtVersion(id: number, expectedVersion: number, patch: SitePatch): Promise<SiteRecord | undefined>;
+  /** Deletes the site and every record that belongs to it. Returns false when there was no such site. */
+  delete(id: number): Promise<boolean>;
+}
+
+/** Counts of the customer data of a site, to decide whether it may go live or change currency. */
+export interface SiteDataCounts {
+  readonly customers: number;
+  readonly subscriptions: number;
+  readonly transactions: number;
+}
+
+/** Which part of a site's data {@link SiteDataRepository.clear} removes. */
+export type ClearScope = 'all' | 'customers';
+
+/** Whole-site data operations. */
+export interface SiteDataRepository {
+  /** Counts customers, subscriptions and ledger transactions of the site. */
+  counts(siteId: number): Promise<SiteDataCounts>;
+  /**
+   * Removes the site's customer data: customers, subscriptions, payment profiles, transactions,
+   * payment attempts, notes, metadata, due work about subscriptions, outbox events, webhook
+   * deliveries and direct-post calls. The catalog, credentials and settings stay.
+   */
+  clear(siteId: number, scope: ClearScope): Promise<void>;
+}
+
+/** API keys and direct-post credentials. */
+export interface CredentialsRepository {
+  insertApiKey(key: Omit<ApiKeyRecord, 'id'>): Promise<ApiKeyRecord>;
+  /** The site's keys that are not revoked, by id. */
+  activeApiKeys(siteId: number): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked at `at`; false when the site has no such active key. */
+  revokeApiKey(siteId: number, keyId: number, at: Date): Promise<boolean>;
+  insertDirect(credential: Omit<DirectCredentialRecord, 'id'>): Promise<DirectCredentialRecord>;
+  /** The active direct credential with this `api_id` on any site, or undefined. */
+  findDirectByApiId(apiId: string): Promise<DirectCredentialRecord | undefined>;
+  /** The site's active direct credentials. */
+  activeDirect(siteId: number): Promise<DirectCredentialRecord[]>;
+  /** Marks every active direct credential of the site revoked. */
+  revokeDirect(siteId: number, at: Date): Promise<number>;
+}
+
+/** Insert-if-absent keys: uniqueness tokens, direct-post nonces, any "exactly once" claim. */
+export interface IdempotencyRepository {
+  /**
+   * Claims `(siteId, scope, key)`. Returns true when this call made the claim; false when the key is
+   * already held and has not expired. An expired claim (`expiresAt <= now`) is taken over.
+   * Race-safe: of any number of concurrent claims of one key, exactly one returns true.
+   */
+  claim(siteId: number, scope: string, key: string, now: Date, expiresAt: Date | null): Promise<boolean>;
+}
+
+/** Scheduled work: renewals, retries, expirations, deliveries. */
+export interface DueWorkRepository {
+  /**
+   * Schedules work unless the site already has a row with this `uniqueKey` (in any status);
+   * returns the new row, or undefined when the key existed.
+   */
+  schedule(work: NewDueWork): Promise<DueWorkRecord | undefined>;
+  /** The row with this unique key, or undefined. */
+  findByKey(siteId: number, uniqueKey: string): Promise<DueWorkRecord | undefined>;
+  /** Pending or claimed rows about one subject, by due time. */
+  pendingFor(siteId: number, subjectId: number, kinds?: readonly DueWorkKind[]): Promise<DueWorkRecord[]>;
+  /**
+   * Claims up to `limit` rows that are due and either pending or claimed under a lapsed lease,
+   * in `(dueAt, id)` order, marking them claimed by `owner` until `leaseUntil`.
+   * Race-safe: concurrent claimers never receive the same row while its lease holds.
+   */
+  claim(args: ClaimDueWork): Promise<DueWorkRecord[]>;
+  /** Marks a claimed row done, only if `owner` still holds it; returns whether it did. */
+  complete(siteId: number, id: number, owner: string, now: Date): Promise<boolean>;
+  /** Returns a claimed row to pending at `dueAt` with `attempts` incremented, only if `owner` holds it. */
+  release(siteId: number, id: number, owner: string, dueAt: Date, now: Date): Promise<boolean>;
+  /** Cancels pending or claimed rows about one subject (all kinds, or the given ones); returns how many. */
+  cancelFor(siteId: number, subjectId: number, kinds: readonly DueWorkKind[] | undefined, now: Date): Promise<number>;
+  /** The earliest `dueAt` of pending rows, or undefined. */
+  nextDueAt(siteId?: number): Promise<Date | undefined>;
+}
+
+/** The transactional outbox of events. */
+export interface OutboxRepository {
+  /** Appends events in order and returns them with ids, which increase with insertion order. */
+  append(events: readonly NewOutboxEvent[]): Promise<OutboxEventRecord[]>;
+  /** The site's events with id greater than `afterId`, by id, at most `limit`. */
+  listAfter(siteId: number, afterId: number, limit: number): Promise<OutboxEventRecord[]>;
+  /** One event, or undefined. */
+  findById(siteId: number, id: number): Promise<OutboxEventRecord | undefined>;
+}
+
+/**
+ * The repositories visible inside one transaction. Everything done through them commits together
+ * or not at all.
+ */
+export interface StorageTransaction {
+  readonly sites: SitesRepository;
+  readonly siteData: SiteDataRepository;
+  readonly credentials: CredentialsRepository;
+  readonly idempotency: IdempotencyRepository;
+  readonly dueWork: DueWorkRepository;
+  readonly outbox: OutboxRepository;
+}
+
+/** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */
+export interface StorageCapabilities {
+  /** Several transactions may run at once (real concurrency, not a serialised queue). */
+  readonly concurrentTransactions: boolean;
+  /** Separate processes can share this storage (SQLite file, Postgres). */
+  readonly multiProcess: boolean;
+  /** The dialect's name, for reports. */
+  readonly dialect: 'memory' | 'sqlite' | 'postgres';
+}
+
+/** Options of one transaction. */
+export interface TransactionOptions {
+  /**
+   * `serializable` for commands whose correctness depends on reads that other writers could
+   * invalidate; the default `read_committed` relies on row locks and conditional updates.
+   * Adapters whose writers are serialised ignore it.
+   */
+  readonly isolation?: 'read_committed' | 'serializable';
+}
+
+/** A storage: the engine's database. */
+export interface Storage {
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Runs `work` in one transaction. If `work` throws, nothing it did through `tx` remains and the
+   * error is rethrown; otherwise everything commits before the returned promise resolves.
+   */
+  transaction<T>(work: (tx: StorageTransaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Creates or upgrades the schema; safe to call on an up-to-date database. */
+  migrate(): Promise<void>;
+  /** Releases connections. The storage is unusable afterwards. */
+  close(): Promise<void>;
+}
