@@ -1,8 +1,20 @@
 /**
  * billing-engine: an embeddable subscription billing engine. This is the package's only root
- * surface: the engine factory, the storage/clock/gateway ports, records, errors and helpers.
+ * surface: the engine factory, the storage and clock ports, records, errors and helpers.
  */
 export * from './errors.js';
 export type { Clock } from './ports/clock.js';
 export { ManualClock, systemClock } from './clock.js';
 export type * from './ports/storage.js';
+export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
+export { type BillingEngine, type BillingEngineOptions, createBillingEngine, type SiteHandle } from './engine.js';
+export {
+  type ApiKeySummary,
+  type CreatedSite,
+  type CreateSiteInput,
+  DEFAULT_SITE_SETTINGS,
+  type IssuedDirectCredentials,
+  SiteService,
+  type SiteSettingsInput,
+  type UpdateSiteInput,
+} from './services/site-service.js';

@@ -12,6 +12,16 @@
  *   `BillingError('storage')` with the driver error as `cause`.
  */
 
+import type {
+  CatalogRepository,
+  CustomersRepository,
+  LedgerRepository,
+  PaymentAttemptsRepository,
+  SubscriptionsRepository,
+} from './billing-records.js';
+
+export type * from './billing-records.js';
+
 /** Test or live; a site goes live only after its test data has been cleared. */
 export type SiteMode = 'test' | 'live';
 
@@ -284,6 +294,11 @@ export interface StorageTransaction {
   readonly idempotency: IdempotencyRepository;
   readonly dueWork: DueWorkRepository;
   readonly outbox: OutboxRepository;
+  readonly catalog: CatalogRepository;
+  readonly customers: CustomersRepository;
+  readonly subscriptions: SubscriptionsRepository;
+  readonly ledger: LedgerRepository;
+  readonly payments: PaymentAttemptsRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

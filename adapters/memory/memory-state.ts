@@ -1,0 +1,71 @@
+import type {
+  ApiKeyRecord,
+  CustomerRecord,
+  PaymentAttemptRecord,
+  PaymentProfileRecord,
+  ProductFamilyRecord,
+  ProductRecord,
+  ProductVersionRecord,
+  SubscriptionRecord,
+  TransactionRecord,
+  DirectCredentialRecord,
+  DueWorkRecord,
+  OutboxEventRecord,
+  SiteRecord,
+} from 'billing-engine';
+import { MemoryTable } from './memory-table.js';
+
+/** An idempotency claim row; the id is synthetic so it fits {@link MemoryTable}. */
+export interface IdempotencyRow {
+  readonly id: number;
+  readonly siteId: number;
+  readonly scope: string;
+  readonly key: string;
+  readonly expiresAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** A product version row; the id is synthetic so it fits {@link MemoryTable}. */
+export interface ProductVersionRow extends ProductVersionRecord {
+  readonly id: number;
+}
+
+/** Every table of the memory adapter. New repositories add their tables here. */
+export class MemoryState {
+  readonly sites = new MemoryTable<SiteRecord>();
+  readonly apiKeys = new MemoryTable<ApiKeyRecord>();
+  readonly directCredentials = new MemoryTable<DirectCredentialRecord>();
+  readonly idempotency = new MemoryTable<IdempotencyRow>();
+  readonly dueWork = new MemoryTable<DueWorkRecord>();
+  readonly outbox = new MemoryTable<OutboxEventRecord>();
+  readonly families = new MemoryTable<ProductFamilyRecord>();
+  readonly products = new MemoryTable<ProductRecord>();
+  readonly productVersions = new MemoryTable<ProductVersionRow>();
+  readonly customers = new MemoryTable<CustomerRecord>();
+  readonly paymentProfiles = new MemoryTable<PaymentProfileRecord>();
+  readonly subscriptions = new MemoryTable<SubscriptionRecord>();
+  readonly transactions = new MemoryTable<TransactionRecord>();
+  readonly payments = new MemoryTable<PaymentAttemptRecord>();
+  /** Last ledger line id per subscription, so a balance read is O(1). */
+  readonly lastLine = new Map<number, number>();
+
+  /** Tables holding rows that belong to a site, for site deletion. */
+  siteOwnedTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
+    return [
+      this.apiKeys,
+      this.directCredentials,
+      this.idempotency,
+      this.dueWork,
+      this.outbox,
+      this.families,
+      this.products,
+      this.productVersions,
+      ...this.customerTables(),
+    ];
+  }
+
+  /** Tables of customer data, cleared by a site data clear. */
+  customerTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
+    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments];
+  }
+}

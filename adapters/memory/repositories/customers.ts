@@ -1,0 +1,51 @@
+import { BillingError, type CustomersRepository } from 'billing-engine';
+import type { MemoryState } from '../memory-state.js';
+import type { Journal } from '../memory-table.js';
+
+/** Customers and payment profiles over the memory tables. */
+export function memoryCustomers(state: MemoryState, journal: Journal): CustomersRepository {
+  const referenceTaken = (siteId: number, reference: string | null | undefined, exceptId?: number) =>
+    reference != null &&
+    state.customers.count((c) => c.siteId === siteId && c.reference === reference && c.id !== exceptId) > 0;
+  return {
+    async insert(customer) {
+      if (referenceTaken(customer.siteId, customer.reference)) throw new BillingError('conflict', 'Reference is already taken.');
+      return state.customers.insert(journal, { ...customer, id: state.customers.nextId(), version: 1 });
+    },
+    async findById(siteId, id) {
+      const customer = state.customers.get(id);
+      return customer?.siteId === siteId ? customer : undefined;
+    },
+    async findByReference(siteId, reference) {
+      return state.customers.find((c) => c.siteId === siteId && c.reference === reference);
+    },
+    async updateAtVersion(siteId, id, expectedVersion, patch) {
+      const current = state.customers.get(id);
+      if (current === undefined || current.siteId !== siteId || current.version !== expectedVersion) return undefined;
+      if (referenceTaken(siteId, patch.reference, id)) throw new BillingError('conflict', 'Reference is already taken.');
+      return state.customers.replace(journal, { ...current, ...patch, id, siteId, version: current.version + 1 });
+    },
+    async list(siteId, page) {
+      const all = state.customers.filter((c) => c.siteId === siteId);
+      return all.slice((page.page - 1) * page.perPage, page.page * page.perPage);
+    },
+    async delete(siteId, id) {
+      const customer = state.customers.peek(id);
+      if (customer === undefined || customer.siteId !== siteId) return false;
+      state.paymentProfiles.deleteWhere(journal, (p) => p.siteId === siteId && p.customerId === id);
+      return state.customers.delete(journal, id);
+    },
+    async insertPaymentProfile(profile) {
+      return state.paymentProfiles.insert(journal, { ...profile, id: state.paymentProfiles.nextId() });
+    },
+    async findPaymentProfile(siteId, id) {
+      const profile = state.paymentProfiles.get(id);
+      return profile?.siteId === siteId ? profile : undefined;
+    },
+    async updatePaymentProfile(siteId, id, patch) {
+      const current = state.paymentProfiles.get(id);
+      if (current === undefined || current.siteId !== siteId) return undefined;
+      return state.paymentProfiles.replace(journal, { ...current, ...patch, id, siteId });
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { DueWorkRecord, DueWorkRepository } from 'billing-engine';
+import type { MemoryState } from '../memory-state.js';
+import type { Journal } from '../memory-table.js';
+
+/** Due work over the memory tables. */
+export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepository {
+  const isOpen = (row: DueWorkRecord) => row.status === 'pending' || row.status === 'claimed';
+  return {
+    async schedule(work) {
+      const taken = state.dueWork.count((r) => r.siteId === work.siteId && r.uniqueKey === work.uniqueKey) > 0;
+      if (taken) return undefined;
+      return state.dueWork.insert(journal, {
+        id: state.dueWork.nextId(),
+        siteId: work.siteId,
+        kind: work.kind,
+        subjectId: work.subjectId,
+        dueAt: work.dueAt,
+        uniqueKey: work.uniqueKey,
+        payload: work.payload ?? {},
+        status: 'pending',
+        claimedBy: null,
+        leaseUntil: null,
+        attempts: 0,
+        createdAt: work.dueAt,
+        updatedAt: work.dueAt,
+      });
+    },
+    async findByKey(siteId, uniqueKey) {
+      return state.dueWork.find((r) => r.siteId === siteId && r.uniqueKey === uniqueKey);
+    },
+    async pendingFor(siteId, subjectId, kinds) {
+      return state.dueWork
+        .filter((r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)))
+        .sort(byDue);
+    },
+    async claim(args) {
+      const until = args.until.getTime();
+      const now = args.now.getTime();
+      const candidates: DueWorkRecord[] = [];
+      for (const row of state.dueWork.scan()) {
+        if (row.dueAt.getTime() > until) continue;
+        if (args.siteId !== undefined && row.siteId !== args.siteId) continue;
+        if (args.kinds && !args.kinds.includes(row.kind)) continue;
+        const claimable =
+          row.status === 'pending' ||
+          (row.status === 'claimed' && row.leaseUntil !== null && row.leaseUntil.getTime() <= now);
+        if (claimable) candidates.push(row);
+      }
+      candidates.sort(byDue);
+      return candidates.slice(0, Math.max(0, args.limit)).map(
+        (row) =>
+          state.dueWork.replace(journal, {
+            ...row,
+            status: 'claimed',
+            claimedBy: args.owner,
+            leaseUntil: args.leaseUntil,
+            updatedAt: args.now,
+          })!,
+      );
+    },
+    async complete(siteId, id, owner, now) {
+      const row = state.dueWork.get(id);
+      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner) return false;
+      state.dueWork.replace(journal, { ...row, status: 'done', leaseUntil: null, updatedAt: now });
+      return true;
+    },
+    async release(siteId, id, owner, dueAt, now) {
+      const row = state.dueWork.get(id);
+      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner) return false;
+      state.dueWork.replace(journal, {
+        ...row,
+        status: 'pending',
+        claimedBy: null,
+        leaseUntil: null,
+        dueAt,
+        attempts: row.attempts + 1,
+        updatedAt: now,
+      });
+      return true;
+    },
+    async cancelFor(siteId, subjectId, kinds, now) {
+      const rows = state.dueWork.filter(
+        (r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)),
+      );
+      for (const row of rows) state.dueWork.replace(journal, { ...row, status: 'canceled', updatedAt: now });
+      return rows.length;
+    },
+    async nextDueAt(siteId) {
+      let best: Date | undefined;
+      for (const row of state.dueWork.scan()) {
+        if (row.status !== 'pending' || (siteId !== undefined && row.siteId !== siteId)) continue;
+        if (best === undefined || row.dueAt.getTime() < best.getTime()) best = row.dueAt;
+      }
+      return best === undefined ? undefined : new Date(best.getTime());
+    },
+  };
+}
+
+function byDue(a: DueWorkRecord, b: DueWorkRecord): number {
+  return a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id;
+}

@@ -1,0 +1,30 @@
+import type { SiteDataRepository } from 'billing-engine';
+import type { MemoryState } from '../memory-state.js';
+import type { Journal } from '../memory-table.js';
+
+/** Whole-site data operations over the memory tables. */
+export function memorySiteData(state: MemoryState, journal: Journal): SiteDataRepository {
+  return {
+    async counts(siteId) {
+      return {
+        customers: state.customers.count((r) => r.siteId === siteId),
+        subscriptions: state.subscriptions.count((r) => r.siteId === siteId),
+        transactions: state.transactions.count((r) => r.siteId === siteId),
+      };
+    },
+    async clear(siteId, _scope) {
+      // Both scopes remove the same tables today: every customer-owned record. `all` will also
+      // cover records that are not customer-owned (e.g. standalone invoices) when they exist.
+      for (const line of state.transactions.filter((t) => t.siteId === siteId)) {
+        const previous = state.lastLine.get(line.subscriptionId);
+        if (previous !== undefined) {
+          state.lastLine.delete(line.subscriptionId);
+          journal.push(() => state.lastLine.set(line.subscriptionId, previous));
+        }
+      }
+      for (const table of state.customerTables()) table.deleteWhere(journal, (r) => r.siteId === siteId);
+      state.outbox.deleteWhere(journal, (r) => r.siteId === siteId);
+      state.dueWork.deleteWhere(journal, (r) => r.siteId === siteId && r.kind !== 'webhook_delivery');
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Digests a string to a fixed 32 bytes. UTF-16LE is used instead of UTF-8 because it is lossless for
+ * every JS string (lone surrogates included), so two different strings can never digest alike.
+ */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf16le').digest();
+}
+
+/**
+ * Compares two strings without leaking, through timing, where they first differ or whether their
+ * lengths differ. Both sides are hashed to 32-byte SHA-256 digests before `timingSafeEqual`, so the
+ * comparison never returns early and `timingSafeEqual` never throws on a length mismatch; the only
+ * thing the running time reveals is the inputs' lengths, which for our secrets and signatures are
+ * fixed by their format anyway. Agrees with `===` for every pair of strings.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * {@link constantTimeEqual} for hex text, ignoring ASCII case: the service documents signatures as
+ * "lowercase or uppercase" hex, so `ABC` and `abc` are the same value. Only ASCII letters are folded
+ * (not full Unicode case mapping) so that no non-ASCII character can ever be folded onto a hex digit.
+ */
+export function constantTimeHexEqual(a: string, b: string): boolean {
+  return constantTimeEqual(foldAsciiCase(a), foldAsciiCase(b));
+}
+
+function foldAsciiCase(text: string): string {
+  return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+}
+
+/**
+ * True when `value` is a string of exactly `length` hex digits, in either case. Verifiers check this
+ * first so that a malformed signature (wrong type, wrong length, non-hex) is a plain `false`.
+ */
+export function isHexOfLength(value: unknown, length: number): value is string {
+  return typeof value === 'string' && value.length === length && /^[0-9a-fA-F]*$/.test(value);
+}

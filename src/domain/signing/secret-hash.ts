@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { constantTimeHexEqual, isHexOfLength } from './constant-time-equal.js';
+
+/** Lowercase hex SHA-256 of the UTF-8 bytes of `text`. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The stored form of an API key or direct `api_password`: lowercase hex SHA-256. A fast, unsalted
+ * hash is the right tool here, not a password KDF (bcrypt, scrypt, argon2): every secret we hash is
+ * one we generated ourselves with at least 128 bits from a CSPRNG, so brute force and rainbow tables
+ * are hopeless regardless of hash speed, and authenticating a request stays a microsecond operation.
+ * Never use it for human-chosen passwords. The shared key and `api_secret` are not hashed at all,
+ * because HMAC needs them in the clear (DESIGN §3 "Secrets").
+ */
+export function hashSecret(secret: string): string {
+  return sha256Hex(secret);
+}
+
+/**
+ * True when `secret` hashes to `hash` (as produced by {@link hashSecret}, either hex case). The
+ * comparison is constant time, and a malformed stored hash is simply a mismatch rather than an error,
+ * so a corrupted row can never authenticate anyone.
+ */
+export function verifySecret(secret: string, hash: string): boolean {
+  if (!isHexOfLength(hash, 64)) return false;
+  return constantTimeHexEqual(hashSecret(secret), hash);
+}

@@ -1,0 +1,57 @@
+import type { Storage } from '../../ports/storage.js';
+import { concurrencyCases } from './concurrency.js';
+import { credentialCases } from './credentials.js';
+import { dueWorkCases } from './due-work.js';
+import type { ConformanceTestApi, SectionContext, StorageHarness } from './harness.js';
+import { idempotencyCases } from './idempotency.js';
+import { outboxCases } from './outbox.js';
+import { siteCases } from './sites.js';
+import { transactionCases } from './transactions.js';
+
+export type { ConformanceTestApi, StorageHarness, TestFunction } from './harness.js';
+
+/** Every section of the suite; a repository added to the port adds its section here. */
+const SECTIONS = [
+  transactionCases,
+  siteCases,
+  credentialCases,
+  idempotencyCases,
+  dueWorkCases,
+  outboxCases,
+  concurrencyCases,
+] as const;
+
+/**
+ * The storage conformance suite: every adapter runs it, through a test file of a few lines.
+ * Each test gets a fresh storage from `harness.create()` and disposes of it afterwards.
+ */
+export function runStorageConformance(api: ConformanceTestApi, harness: StorageHarness): void {
+  let current: Storage | undefined;
+  const context: SectionContext = {
+    api,
+    harness,
+    storage() {
+      if (current === undefined) throw new Error('No storage: the conformance suite runs tests only inside its describe.');
+      return current;
+    },
+    itWith(capability, reason, name, fn) {
+      if (harness.capabilities?.[capability] === false) {
+        console.info(`[conformance:${harness.name}] skipping "${name}": ${reason}`);
+        if (api.it.skip) api.it.skip(`${name} (skipped: ${reason})`, fn);
+        return;
+      }
+      api.it(name, fn);
+    },
+  };
+  api.describe(`storage conformance: ${harness.name}`, () => {
+    api.beforeEach(async () => {
+      current = await harness.create();
+    });
+    api.afterEach(async () => {
+      const storage = current;
+      current = undefined;
+      if (storage !== undefined) await (harness.destroy ? harness.destroy(storage) : storage.close());
+    });
+    for (const section of SECTIONS) section(context);
+  });
+}
