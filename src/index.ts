@@ -18,3 +18,10 @@ export {
   type SiteSettingsInput,
   type UpdateSiteInput,
 } from './services/site-service.js';
+export type * from './ports/gateway.js';
+export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
+export type { FamilyInput, ProductInput, ProductView } from './services/catalog-service.js';
+export type { CustomerInput } from './services/customer-service.js';
+export type { CreateSubscriptionInput, CreditCardInput, SubscriptionView } from './services/subscription-service.js';
+export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
+export { toMajorString } from './domain/money/index.js';

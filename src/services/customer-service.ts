@@ -41,12 +41,7 @@ export class CustomerService {
 
 /** Validates and inserts a customer inside a command (also used by subscription signup). */
 export async function insertCustomer(ctx: CommandContext, siteId: number, input: CustomerInput): Promise<CustomerRecord> {
-  const errors = new ValidationCollector();
-  if (!nonBlank(input.firstName)) errors.add('First name: cannot be blank.', 'customer.first_name');
-  if (!nonBlank(input.lastName)) errors.add('Last name: cannot be blank.', 'customer.last_name');
-  if (!nonBlank(input.email)) errors.add('Email address: cannot be blank.', 'customer.email');
-  else if (!EMAIL.test(input.email!.trim())) errors.add('Email address: must be a valid email address.', 'customer.email');
-  errors.throwIfAny();
+  validateCustomerInput(input).throwIfAny();
   try {
     const customer = await ctx.tx.customers.insert({
       siteId,
@@ -73,6 +68,15 @@ export async function insertCustomer(ctx: CommandContext, siteId: number, input:
     if (error instanceof BillingError && error.code === 'conflict') throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
     throw error;
   }
+}
+
+/** The problems of a customer input, collected (a signup checks them before it charges anything). */
+export function validateCustomerInput(input: CustomerInput, errors = new ValidationCollector()): ValidationCollector {
+  if (!nonBlank(input.firstName)) errors.add('First name: cannot be blank.', 'customer.first_name');
+  if (!nonBlank(input.lastName)) errors.add('Last name: cannot be blank.', 'customer.last_name');
+  if (!nonBlank(input.email)) errors.add('Email address: cannot be blank.', 'customer.email');
+  else if (!EMAIL.test(input.email!.trim())) errors.add('Email address: must be a valid email address.', 'customer.email');
+  return errors;
 }
 
 /** A customer inside a transaction; `not_found` when missing. */

@@ -18,7 +18,7 @@ import type {
 } from '../ports/storage.js';
 import { loadProduct, type ProductView } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
-import { type CustomerInput, insertCustomer, loadCustomer } from './customer-service.js';
+import { type CustomerInput, insertCustomer, loadCustomer, validateCustomerInput } from './customer-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { loadSite } from './site-service.js';
 
@@ -257,8 +257,11 @@ export class SubscriptionService {
       if (!customer) errors.add(`Customer with id '${input.customerId}' does not exist for this site.`, 'customer_id');
     } else if (input.customer === undefined) {
       errors.add('A Customer must be specified for the subscription to be valid.', 'customer');
-    } else if (input.customer.reference && (await tx.customers.findByReference(site.id, input.customer.reference))) {
-      errors.add('Reference: must be unique - that value has been taken.', 'customer.reference');
+    } else {
+      validateCustomerInput(input.customer, errors);
+      if (input.customer.reference && (await tx.customers.findByReference(site.id, input.customer.reference))) {
+        errors.add('Reference: must be unique - that value has been taken.', 'customer.reference');
+      }
     }
     const now = this.#deps.clock.now();
     const nextBillingAt =

@@ -1,12 +1,13 @@
-import { type BillingEngine, createBillingEngine, ManualClock, type Storage } from 'billing-engine';
+import { type BillingEngine, BillingError, createBillingEngine, createTestGateway, ManualClock, type Storage, type TestGateway } from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import { afterEach, beforeEach } from 'vitest';
 
-/** A fresh engine per test over the harness's storage, with a manual clock. */
+/** A fresh engine per test over the harness's storage, with a manual clock and the test gateway. */
 export interface EngineFixture {
   engine: BillingEngine;
   clock: ManualClock;
   storage: Storage;
+  gateway: TestGateway;
 }
 
 /** Registers hooks that give every test a fresh engine; returns a getter for the current one. */
@@ -15,7 +16,8 @@ export function useEngine(harness: StorageHarness, start = '2026-01-15T12:00:00Z
   beforeEach(async () => {
     const storage = await harness.create();
     const clock = new ManualClock(start);
-    current = { engine: createBillingEngine({ storage, clock }), clock, storage };
+    const gateway = createTestGateway();
+    current = { engine: createBillingEngine({ storage, clock, gateway }), clock, storage, gateway };
   });
   afterEach(async () => {
     const fixture = current;
@@ -29,8 +31,7 @@ export function useEngine(harness: StorageHarness, start = '2026-01-15T12:00:00Z
 }
 
 /** Runs `promise` and returns the BillingError it rejects with (fails the test if it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<import('billing-engine').BillingError> {
-  const { BillingError } = await import('billing-engine');
+export async function rejection(promise: Promise<unknown>): Promise<BillingError> {
   try {
     await promise;
   } catch (error) {

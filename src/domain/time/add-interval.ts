@@ -17,16 +17,19 @@ export function addInterval(instant: Date, interval: Interval, count: number, zo
   assertInterval(interval);
   assertSafeInteger(count, 'Count');
   assertTimeZone(zone);
-  return shiftWallClock(toWallClock(instant, zone), interval, count, zone);
+  return shiftFrom(instant, toWallClock(instant, zone), interval, count, zone);
 }
 
 /**
- * The instant of `wall` moved by `steps` × `interval` in `zone`, for callers that already hold a
- * validated wall clock and interval (period arithmetic converts the anchor once, not per period).
+ * `origin`, whose wall clock in `zone` is `wall`, moved by `steps` × `interval`: the body of
+ * {@link addInterval} for callers that already hold validated inputs (period arithmetic reads the
+ * anchor's wall clock once, not once per period).
  */
-export function shiftWallClock(wall: WallClock, interval: Interval, steps: number, zone: string): Date {
+export function shiftFrom(origin: Date, wall: WallClock, interval: Interval, steps: number, zone: string): Date {
   const units = steps * interval.count;
   assertSafeInteger(units, 'Count');
+  // Not converted back: an origin at the second occurrence of a repeated local time would become the first.
+  if (units === 0) return new Date(origin.getTime());
   const date = interval.unit === 'month' ? addCivilMonths(wall, units) : addCivilDays(wall, units);
   return fromWallClock({ ...wall, ...date }, zone);
 }

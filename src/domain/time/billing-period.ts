@@ -1,4 +1,4 @@
-import { shiftWallClock } from './add-interval.js';
+import { shiftFrom } from './add-interval.js';
 import { civilDayNumber } from './civil-calendar.js';
 import { assertInstant, assertSafeInteger } from './instant.js';
 import { assertInterval, type Interval } from './interval.js';
@@ -25,7 +25,7 @@ export function periodBoundary(anchor: Date, index: number, interval: Interval, 
   assertSafeInteger(index, 'Period index');
   assertInterval(interval);
   assertTimeZone(zone);
-  return shiftWallClock(toWallClock(anchor, zone), interval, index, zone);
+  return shiftFrom(anchor, toWallClock(anchor, zone), interval, index, zone);
 }
 
 /**
@@ -38,7 +38,10 @@ export function billingPeriod(anchor: Date, index: number, interval: Interval, z
   assertInterval(interval);
   assertTimeZone(zone);
   const wall = toWallClock(anchor, zone);
-  return { start: shiftWallClock(wall, interval, index, zone), end: shiftWallClock(wall, interval, index + 1, zone) };
+  return {
+    start: shiftFrom(anchor, wall, interval, index, zone),
+    end: shiftFrom(anchor, wall, interval, index + 1, zone),
+  };
 }
 
 /**
@@ -59,7 +62,7 @@ export function periodIndexAt(anchor: Date, instant: Date, interval: Interval, z
       ? (at.year - start.year) * 12 + (at.month - start.month)
       : civilDayNumber(at) - civilDayNumber(start);
   const target = instant.getTime();
-  const boundary = (n: number): number => shiftWallClock(start, interval, n, zone).getTime();
+  const boundary = (n: number): number => shiftFrom(anchor, start, interval, n, zone).getTime();
   // The estimate counts whole calendar units, ignoring the day and time within them, so it is at
   // most one period late or early (two if a DST gap pushes a boundary past a local midnight); these
   // loops run that many times at most.

@@ -117,7 +117,8 @@ export function fromWallClock(wall: WallClock, zone: string): Date {
   assertWallClock(wall);
   const target = wallClockMs(wall);
   // The probes below look a day either side; beyond the Date range Intl would throw a RangeError.
-  if (!Number.isFinite(target) || Math.abs(target) > MAX_INSTANT_MS - 2 * MS_PER_DAY) throw invalid('Date: is out of range.');
+  if (!Number.isFinite(target) || Math.abs(target) > MAX_INSTANT_MS - 2 * MS_PER_DAY)
+    throw invalid('Date: is out of range.');
   const isOccurrence = (candidate: number): boolean =>
     Number.isFinite(candidate) && candidate + zoneOffsetAt(candidate, zone) === target;
   // The offset a day earlier is the one in force before any transition that could touch this wall

@@ -1,0 +1,212 @@
+import type { StorageHarness } from 'billing-engine/testing';
+import { describe, expect, it } from 'vitest';
+import { type EngineFixture, rejection, useEngine } from '../support/engine-harness.js';
+
+const VISA = { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2030 };
+const DECLINING = { fullNumber: '2', expirationMonth: '01', expirationYear: '2031' };
+
+async function setup(f: EngineFixture, product: Record<string, unknown> = {}) {
+  await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
+  const acme = f.engine.site('acme');
+  const family = await acme.catalog.createFamily({ name: 'Plans' });
+  const plan = await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month', ...product });
+  return { acme, plan };
+}
+
+/** Ledger lines as comparable rows: local date, type, kind, amount, balances. */
+async function ledgerRows(f: EngineFixture, id: number) {
+  const lines = await f.engine.site('acme').subscriptions.transactions(id);
+  return lines.map((l) => [
+    new Date(l.createdAt).toLocaleDateString('en-CA', { timeZone: 'America/New_York' }),
+    l.type,
+    l.kind,
+    l.amountInCents,
+    l.startingBalanceInCents,
+    l.endingBalanceInCents,
+  ]);
+}
+
+/** Clock-driven billing scenarios, on every adapter; each checks every ledger line. */
+export function billingScenarios(harness: StorageHarness): void {
+  describe(`billing scenarios (${harness.name})`, () => {
+    const fixture = useEngine(harness, '2028-01-31T15:00:00Z');
+
+    it('bills a year monthly from Jan 31 through a leap February without drift', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'Ada', lastName: 'L', email: 'ada@example.com' },
+        creditCard: VISA,
+      });
+      expect(sub.subscription.state).toBe('active');
+      expect(sub.subscription.signupPaymentId).not.toBeNull();
+      f.clock.set('2029-01-31T16:00:00Z');
+      const summary = await f.engine.runDue();
+      expect(summary).toEqual({ processed: 12, renewed: 12, declined: 0, failed: 0, errors: 0 });
+      const expectedDays = ['2028-01-31', '2028-02-29', '2028-03-31', '2028-04-30', '2028-05-31', '2028-06-30', '2028-07-31', '2028-08-31', '2028-09-30', '2028-10-31', '2028-11-30', '2028-12-31', '2029-01-31'];
+      const rows = await ledgerRows(f, sub.subscription.id);
+      expect(rows).toEqual(
+        expectedDays.flatMap((day, i) => [
+          [day, 'charge', 'baseline', 1000, 0, 1000],
+          [day, 'payment', null, 1000, 1000, 0],
+        ]),
+      );
+      // Every renewal happens at 10:00 local time, whether EST or EDT.
+      const lines = await acme.subscriptions.transactions(sub.subscription.id);
+      for (const line of lines) {
+        expect(new Date(line.createdAt).toLocaleTimeString('en-GB', { timeZone: 'America/New_York' })).toBe('10:00:00');
+      }
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.balanceInCents).toBe(0);
+      expect(view.subscription.periodIndex).toBe(12);
+      expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2029-02-28T15:00:00.000Z');
+      expect(f.gateway.charges.size).toBe(13);
+      expect(await f.engine.runDue()).toEqual({ processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 });
+    });
+
+    it('gives the same ledger for one clock jump as for daily steps', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const customer = { firstName: 'A', lastName: 'B', email: 'a@b.co' };
+      const jump = await acme.subscriptions.create({ productHandle: 'basic', customer, creditCard: VISA });
+      const daily = await acme.subscriptions.create({ productHandle: 'basic', customer: { ...customer, email: 'c@d.co' }, creditCard: VISA });
+      const start = f.clock.now().getTime();
+      for (let day = 1; day <= 100; day++) {
+        f.clock.set(start + day * 86_400_000);
+        await f.engine.runDue({ until: f.clock.now() });
+      }
+      const strip = (rows: unknown[][]) => rows.map((r) => r.join('|'));
+      const jumped = strip(await ledgerRows(f, jump.subscription.id));
+      expect(jumped).toEqual(strip(await ledgerRows(f, daily.subscription.id)));
+      expect(jumped).toHaveLength(8);
+    });
+
+    it('keeps a subscriber on the product version it was sold', async () => {
+      const f = fixture();
+      const { acme, plan } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const v2 = await acme.catalog.updateProduct(plan.product.id, { priceInCents: 5000 });
+      expect(v2.version.version).toBe(2);
+      expect((await acme.catalog.getProduct('basic')).version.terms.priceInCents).toBe(5000);
+      f.clock.set('2028-03-01T00:00:00Z');
+      await f.engine.runDue();
+      const charges = (await acme.subscriptions.transactions(sub.subscription.id)).filter((l) => l.type === 'charge');
+      expect(charges.map((c) => c.amountInCents)).toEqual([1000, 1000]);
+      const newer = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' }, creditCard: VISA });
+      expect(newer.subscription.productVersion).toBe(2);
+      expect(newer.balanceInCents).toBe(0);
+    });
+
+    it('creates nothing but a failure record when the signup card is declined', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const events: string[] = [];
+      f.engine.on('*', (e) => events.push(e.key));
+      const error = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' }, creditCard: DECLINING }),
+      );
+      expect(error.code).toBe('payment_declined');
+      expect(error.httpStatus).toBe(422);
+      expect(error.message).toBe('Bogus Gateway: Forced failure');
+      expect(events).toEqual(['signup_failure']);
+      const site = await f.engine.sites.get('acme');
+      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      // The reference is still free: nothing of the failed signup remains.
+      const ok = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' }, creditCard: VISA });
+      expect(ok.customer.reference).toBe('r1');
+    });
+
+    it('rejects bad signups with the service messages and no trace', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const site = await f.engine.sites.get('acme');
+      const cases: [Record<string, unknown>, string][] = [
+        [{ productHandle: 'nope', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA }, "Product with API Handle 'nope' does not exist for this site."],
+        [{ productHandle: 'basic', creditCard: VISA }, 'A Customer must be specified for the subscription to be valid.'],
+        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' } }, 'A payment method is required'],
+        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: { ...VISA, expirationMonth: 13 } }, 'Credit card expiration month: must be a number from 1 to 12.'],
+        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: { ...VISA, fullNumber: '4111111111111112' } }, 'Credit card number: is invalid.'],
+        [{ productHandle: 'basic', customer: { firstName: '', lastName: 'B', email: 'not-an-email' }, creditCard: VISA }, 'First name: cannot be blank.'],
+      ];
+      for (const [input, message] of cases) {
+        const error = await rejection(acme.subscriptions.create(input as never));
+        expect(error.code).toBe('validation');
+        expect(error.message).toContain(message);
+      }
+      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      expect(f.gateway.chargeCalls).toBe(0);
+    });
+
+    it('moves a declined renewal to past_due with failure events and the amount owed', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const events: string[] = [];
+      f.engine.on('*', (e) => events.push(e.key));
+      f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
+      f.clock.set('2028-03-01T00:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ processed: 1, declined: 1 });
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('past_due');
+      expect(view.balanceInCents).toBe(1000);
+      expect(events).toEqual(['subscription_state_change', 'payment_failure', 'renewal_failure']);
+      expect((await ledgerRows(f, sub.subscription.id)).at(-1)).toEqual(['2028-02-29', 'charge', 'baseline', 1000, 0, 1000]);
+    });
+
+    it('reconciles a renewal whose gateway answer was lost, by key, without charging twice', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'renewal:', charged: true });
+      f.clock.set('2028-03-01T00:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ processed: 1, renewed: 0 });
+      expect((await acme.subscriptions.get(sub.subscription.id)).balanceInCents).toBe(1000);
+      f.clock.set('2028-03-01T02:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ processed: 1, renewed: 1 });
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.balanceInCents).toBe(0);
+      expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('renewal:'))).toEqual([`renewal:${sub.subscription.id}:1`]);
+      expect((await ledgerRows(f, sub.subscription.id)).filter((r) => r[1] === 'payment')).toHaveLength(2);
+    });
+
+    it('charges nothing during a trial and the first period at its end', async () => {
+      const f = fixture();
+      const { acme } = await setup(f, { trialInterval: 14, trialIntervalUnit: 'day', trialPriceInCents: 0, initialChargeInCents: 500, initialChargeAfterTrial: false });
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      expect(sub.subscription.state).toBe('trialing');
+      expect(sub.subscription.trialEndedAt?.toISOString()).toBe('2028-02-14T15:00:00.000Z');
+      f.clock.set('2028-02-20T00:00:00Z');
+      await f.engine.runDue();
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('active');
+      expect(await ledgerRows(f, sub.subscription.id)).toEqual([
+        ['2028-01-31', 'charge', 'initial', 500, 0, 500],
+        ['2028-01-31', 'payment', null, 500, 500, 0],
+        ['2028-02-14', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-02-14', 'payment', null, 1000, 1000, 0],
+      ]);
+      expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-03-14T14:00:00.000Z');
+    });
+
+    it('imports a subscription with a future billing date without charging now', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+        nextBillingAt: '2028-02-10T09:00:00-05:00',
+      });
+      expect(sub.subscription.state).toBe('active');
+      expect(sub.balanceInCents).toBe(0);
+      expect(f.gateway.chargeCalls).toBe(0);
+      f.clock.set('2028-02-11T00:00:00Z');
+      await f.engine.runDue();
+      expect(await ledgerRows(f, sub.subscription.id)).toEqual([
+        ['2028-02-10', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-02-10', 'payment', null, 1000, 1000, 0],
+      ]);
+    });
+  });
+}
