@@ -1,5 +1,11 @@
 import type {
   ApiKeyRecord,
+  ComponentRecord,
+  ComponentVersionRecord,
+  CouponRecord,
+  MetadataRecord,
+  MetafieldRecord,
+  NoteRecord,
   CustomerRecord,
   PaymentAttemptRecord,
   PaymentProfileRecord,
@@ -30,6 +36,11 @@ export interface ProductVersionRow extends ProductVersionRecord {
   readonly id: number;
 }
 
+/** A component version row; the id is synthetic. */
+export interface ComponentVersionRow extends ComponentVersionRecord {
+  readonly id: number;
+}
+
 /** Every table of the memory adapter. New repositories add their tables here. */
 export class MemoryState {
   readonly sites = new MemoryTable<SiteRecord>();
@@ -46,6 +57,12 @@ export class MemoryState {
   readonly subscriptions = new MemoryTable<SubscriptionRecord>();
   readonly transactions = new MemoryTable<TransactionRecord>();
   readonly payments = new MemoryTable<PaymentAttemptRecord>();
+  readonly components = new MemoryTable<ComponentRecord>();
+  readonly componentVersions = new MemoryTable<ComponentVersionRow>();
+  readonly coupons = new MemoryTable<CouponRecord>();
+  readonly metafields = new MemoryTable<MetafieldRecord>();
+  readonly metadata = new MemoryTable<MetadataRecord>();
+  readonly notes = new MemoryTable<NoteRecord>();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -60,12 +77,16 @@ export class MemoryState {
       this.families,
       this.products,
       this.productVersions,
+      this.components,
+      this.componentVersions,
+      this.coupons,
+      this.metafields,
       ...this.customerTables(),
     ];
   }
 
   /** Tables of customer data, cleared by a site data clear. */
   customerTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
-    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments];
+    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments, this.metadata, this.notes];
   }
 }

@@ -2,11 +2,15 @@ import type { Storage, StorageTransaction } from 'billing-engine';
 import { MemoryState } from './memory-state.js';
 import { Journal, Mutex } from './memory-table.js';
 import { memoryCatalog } from './repositories/catalog.js';
+import { memoryComponents } from './repositories/components.js';
+import { memoryCoupons } from './repositories/coupons.js';
 import { memoryCredentials } from './repositories/credentials.js';
 import { memoryCustomers } from './repositories/customers.js';
 import { memoryDueWork } from './repositories/due-work.js';
 import { memoryIdempotency } from './repositories/idempotency.js';
 import { memoryLedger } from './repositories/ledger.js';
+import { memoryMetafields } from './repositories/metafields.js';
+import { memoryNotes } from './repositories/notes.js';
 import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
 import { memorySiteData } from './repositories/site-data.js';
@@ -44,6 +48,10 @@ export function createMemoryStorage(_options: MemoryStorageOptions = {}): Storag
           subscriptions: memorySubscriptions(state, journal),
           ledger: memoryLedger(state, journal),
           payments: memoryPayments(state, journal),
+          components: memoryComponents(state, journal),
+          coupons: memoryCoupons(state, journal),
+          metafields: memoryMetafields(state, journal),
+          notes: memoryNotes(state, journal),
         };
         try {
           return await work(tx);

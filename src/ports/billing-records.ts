@@ -309,8 +309,24 @@ export interface SubscriptionsRepository {
   ): Promise<SubscriptionRecord | undefined>;
   /** One page of the site's subscriptions, newest first (id descending). */
   list(siteId: number, filter: SubscriptionFilter, page: PageRequest): Promise<SubscriptionRecord[]>;
+  /** The subscription with this referral code, or undefined. Codes are unique per site. */
+  findByReferralCode(siteId: number, code: string): Promise<SubscriptionRecord | undefined>;
   /** How many subscriptions a customer has. */
   countForCustomer(siteId: number, customerId: number): Promise<number>;
+}
+
+/** Filter of a transaction list (reference §7.1). Bounds are inclusive. */
+export interface TransactionFilter {
+  readonly subscriptionId?: number;
+  readonly types?: readonly TransactionType[];
+  readonly kinds?: readonly string[];
+  readonly sinceId?: number;
+  readonly maxId?: number;
+  readonly since?: Date;
+  readonly until?: Date;
+  /** `id` (default) or `created_at`; ties broken by id. */
+  readonly orderBy?: 'id' | 'created_at';
+  readonly direction?: 'asc' | 'desc';
 }
 
 /** The ledger: append-only transactions whose balances chain per subscription. */
@@ -326,6 +342,14 @@ export interface LedgerRepository {
   /** The subscription's lines by id. */
   listForSubscription(siteId: number, subscriptionId: number): Promise<TransactionRecord[]>;
   findById(siteId: number, id: number): Promise<TransactionRecord | undefined>;
+  /** One page of the site's lines matching the filter. */
+  list(siteId: number, filter: TransactionFilter, page: PageRequest): Promise<TransactionRecord[]>;
+  /**
+   * Adds `amountInCents` to a payment line's `refundedAmountInCents`, only while the total stays
+   * at most the payment's amount; returns the updated line, or undefined when that would exceed
+   * it or the line is not a payment of this site. Race-safe: concurrent refunds never over-refund.
+   */
+  addRefunded(siteId: number, paymentId: number, amountInCents: number): Promise<TransactionRecord | undefined>;
 }
 
 /** Payment attempts. */

@@ -20,7 +20,10 @@ import type {
   SubscriptionsRepository,
 } from './billing-records.js';
 
+import type { ComponentsRepository, CouponsRepository, MetafieldsRepository, NotesRepository } from './catalog-extras.js';
+
 export type * from './billing-records.js';
+export type * from './catalog-extras.js';
 
 /** Test or live; a site goes live only after its test data has been cleared. */
 export type SiteMode = 'test' | 'live';
@@ -299,6 +302,10 @@ export interface StorageTransaction {
   readonly subscriptions: SubscriptionsRepository;
   readonly ledger: LedgerRepository;
   readonly payments: PaymentAttemptsRepository;
+  readonly components: ComponentsRepository;
+  readonly coupons: CouponsRepository;
+  readonly metafields: MetafieldsRepository;
+  readonly notes: NotesRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -42,11 +42,13 @@ const uniformInstantArb = fc.date({
 
 /**
  * Instants at local times where things go wrong: month ends and the hours around midnight and
- * 02:00-03:00, where DST transitions put their gaps and overlaps.
+ * 02:00-03:00, where DST transitions put their gaps and overlaps. The optional shift of 30 or 60
+ * minutes reaches the second occurrence of a repeated local time (conversion picks the first).
  */
 const edgeInstantArb = (zone: string) =>
   fc
     .record({
+      shift: fc.constantFrom(0, 0, 1_800_000, 3_600_000),
       year: fc.integer({ min: 1990, max: 2090 }),
       month: fc.integer({ min: 1, max: 12 }),
       day: fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(28, 29, 30, 31)),
@@ -55,7 +57,10 @@ const edgeInstantArb = (zone: string) =>
       second: fc.integer({ min: 0, max: 59 }),
       millisecond: fc.integer({ min: 0, max: 999 }),
     })
-    .map((wall) => fromWallClock({ ...wall, day: Math.min(wall.day, daysInMonth(wall.year, wall.month)) }, zone));
+    .map(({ shift, ...wall }) => {
+      const day = Math.min(wall.day, daysInMonth(wall.year, wall.month));
+      return new Date(fromWallClock({ ...wall, day }, zone).getTime() + shift);
+    });
 
 const zonedInstantArb = zoneArb.chain((zone) =>
   fc.tuple(fc.constant(zone), fc.oneof(uniformInstantArb, edgeInstantArb(zone))),
@@ -111,13 +116,18 @@ describe('billing period properties', () => {
 
   it('day boundaries land on the anchor date + n x count local days', () => {
     fc.assert(
-      fc.property(zonedInstantArb, dayIntervalArb, fc.integer({ min: -20, max: 130 }), ([zone, anchor], interval, n) => {
-        const start = toWallClock(anchor, zone);
-        const expected = new Date(Date.UTC(start.year, start.month - 1, start.day + n * interval.count));
-        expect(localDateString(periodBoundary(anchor, n, interval, zone), zone)).toBe(
-          expected.toISOString().slice(0, 10),
-        );
-      }),
+      fc.property(
+        zonedInstantArb,
+        dayIntervalArb,
+        fc.integer({ min: -20, max: 130 }),
+        ([zone, anchor], interval, n) => {
+          const start = toWallClock(anchor, zone);
+          const expected = new Date(Date.UTC(start.year, start.month - 1, start.day + n * interval.count));
+          expect(localDateString(periodBoundary(anchor, n, interval, zone), zone)).toBe(
+            expected.toISOString().slice(0, 10),
+          );
+        },
+      ),
     );
   });
 
@@ -168,7 +178,7 @@ describe('billing period properties', () => {
     );
   });
 
-  it('the sticky chain equals the anchor rule while the anchor day is at most 28, and its day never grows', () => {
+  it("the sticky chain falls on the anchor rule's dates while the anchor day is at most 28, and its day never grows", () => {
     fc.assert(
       fc.property(zonedInstantArb, monthIntervalArb, ([zone, anchor], interval) => {
         const anchorDay = toWallClock(anchor, zone).day;
@@ -179,7 +189,12 @@ describe('billing period properties', () => {
           const day = toWallClock(previous, zone).day;
           expect(day).toBeLessThanOrEqual(previousDay);
           previousDay = day;
-          if (anchorDay <= 28) expect(previous).toEqual(periodBoundary(anchor, n, interval, zone));
+          // Dates only: a chain step through a DST gap keeps the moved time (02:30 -> 03:30) from then on.
+          if (anchorDay <= 28) {
+            expect(localDateString(previous, zone)).toBe(
+              localDateString(periodBoundary(anchor, n, interval, zone), zone),
+            );
+          }
         }
       }),
     );

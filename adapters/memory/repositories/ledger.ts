@@ -41,5 +41,29 @@ export function memoryLedger(state: MemoryState, journal: Journal): LedgerReposi
       const line = state.transactions.get(id);
       return line?.siteId === siteId ? line : undefined;
     },
+    async list(siteId, filter, page) {
+      const rows = state.transactions.filter(
+        (t) =>
+          t.siteId === siteId &&
+          (filter.subscriptionId === undefined || t.subscriptionId === filter.subscriptionId) &&
+          (filter.types === undefined || filter.types.includes(t.type)) &&
+          (filter.kinds === undefined || (t.kind !== null && filter.kinds.includes(t.kind))) &&
+          (filter.sinceId === undefined || t.id >= filter.sinceId) &&
+          (filter.maxId === undefined || t.id <= filter.maxId) &&
+          (filter.since === undefined || t.createdAt.getTime() >= filter.since.getTime()) &&
+          (filter.until === undefined || t.createdAt.getTime() <= filter.until.getTime()),
+      );
+      const sign = filter.direction === 'desc' ? -1 : 1;
+      rows.sort((a, b) =>
+        filter.orderBy === 'created_at' ? sign * (a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id) : sign * (a.id - b.id),
+      );
+      return rows.slice((page.page - 1) * page.perPage, page.page * page.perPage);
+    },
+    async addRefunded(siteId, paymentId, amountInCents) {
+      const line = state.transactions.get(paymentId);
+      if (line === undefined || line.siteId !== siteId || line.type !== 'payment') return undefined;
+      if (line.refundedAmountInCents + amountInCents > line.amountInCents) return undefined;
+      return state.transactions.replace(journal, { ...line, refundedAmountInCents: line.refundedAmountInCents + amountInCents });
+    },
   };
 }

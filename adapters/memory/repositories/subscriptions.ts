@@ -1,4 +1,4 @@
-import type { SubscriptionsRepository } from 'billing-engine';
+import { BillingError, type SubscriptionsRepository } from 'billing-engine';
 import type { MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -6,6 +6,10 @@ import type { Journal } from '../memory-table.js';
 export function memorySubscriptions(state: MemoryState, journal: Journal): SubscriptionsRepository {
   return {
     async insert(subscription) {
+      const code = subscription.referralCode;
+      if (code !== null && state.subscriptions.count((s) => s.siteId === subscription.siteId && s.referralCode === code) > 0) {
+        throw new BillingError('conflict', 'Referral code is already taken.');
+      }
       return state.subscriptions.insert(journal, { ...subscription, id: state.subscriptions.nextId(), version: 1 });
     },
     async findById(siteId, id) {
@@ -28,6 +32,9 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
         )
         .sort((a, b) => b.id - a.id);
       return rows.slice((page.page - 1) * page.perPage, page.page * page.perPage);
+    },
+    async findByReferralCode(siteId, code) {
+      return state.subscriptions.find((s) => s.siteId === siteId && s.referralCode === code);
     },
     async countForCustomer(siteId, customerId) {
       return state.subscriptions.count((s) => s.siteId === siteId && s.customerId === customerId);

@@ -63,9 +63,10 @@ export function periodIndexAt(anchor: Date, instant: Date, interval: Interval, z
       : civilDayNumber(at) - civilDayNumber(start);
   const target = instant.getTime();
   const boundary = (n: number): number => shiftFrom(anchor, start, interval, n, zone).getTime();
-  // The estimate counts whole calendar units, ignoring the day and time within them, so it is at
-  // most one period late or early (two if a DST gap pushes a boundary past a local midnight); these
-  // loops run that many times at most.
+  // The estimate counts whole calendar months or days, ignoring where in them the instant and the
+  // anchor fall: boundary n + 1 lies in a later unit than the instant, so the estimate is never too
+  // low, and at most one too high (the instant is earlier in its month or day than the anchor).
+  // The first loop runs at most once; the second is a safety net.
   let n = Math.floor(elapsed / interval.count);
   while (boundary(n) > target) n -= 1;
   while (boundary(n + 1) <= target) n += 1;

@@ -1,30 +1,29 @@
 import { invalid } from '../../errors.js';
 
-// Intl construction costs tens of microseconds and every calendar helper checks its zone, so the
-// answer for each name is remembered (names are few: one per site).
-const validity = new Map<string, boolean>();
+// Intl construction costs tens of microseconds and every calendar helper checks its zone, so valid
+// names are remembered (they are few: one per site). Names come from client input, so refused ones
+// are not remembered and the set is capped (spelling variants such as 'utc' are each a name).
+const known = new Set<string>();
+const MAX_REMEMBERED = 1000;
 
 /**
  * True when `zone` is an IANA time zone name the runtime knows (`America/New_York`, `UTC`,
  * `Etc/UTC`), as decided by `Intl.DateTimeFormat`. Offsets such as `+05:00` are refused even where a
  * newer runtime would accept them, because a site's zone must carry its daylight-saving rules.
- * Results are cached per name.
+ * Valid names are cached.
  */
 export function isValidTimeZone(zone: unknown): zone is string {
   if (typeof zone !== 'string' || zone.length === 0) return false;
-  const known = validity.get(zone);
-  if (known !== undefined) return known;
+  if (known.has(zone)) return true;
   // Newer ICU versions accept bare offsets as zones; a fixed offset has no DST rules, so it is not a site zone.
-  let ok = !/^[+-]/.test(zone);
-  if (ok) {
-    try {
-      new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    } catch {
-      ok = false;
-    }
+  if (/^[+-]/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+  } catch {
+    return false;
   }
-  validity.set(zone, ok);
-  return ok;
+  if (known.size < MAX_REMEMBERED) known.add(zone);
+  return true;
 }
 
 /**

@@ -16,8 +16,10 @@ export interface WallClock extends CivilDate {
   readonly millisecond: number;
 }
 
-// One formatter per zone: building an Intl.DateTimeFormat is far slower than using one.
+// One formatter per zone: building an Intl.DateTimeFormat is far slower than using one. Capped
+// like the zone-name cache, since zone names can come from client input.
 const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 1000;
 
 function formatterFor(zone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(zone);
@@ -33,7 +35,7 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
-    formatters.set(zone, formatter);
+    if (formatters.size < MAX_FORMATTERS) formatters.set(zone, formatter);
   }
   return formatter;
 }
