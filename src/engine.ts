@@ -3,14 +3,25 @@ import { systemClock } from './clock.js';
 import type { BillingEventMap, EventKey } from './events.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
-import type { CustomerRecord, ProductFamilyRecord, SiteRecord, Storage, TransactionRecord } from './ports/storage.js';
+import type {
+  AddressFields,
+  CustomerRecord,
+  PaymentProfileRecord,
+  ProductFamilyRecord,
+  SiteRecord,
+  Storage,
+  TransactionRecord,
+} from './ports/storage.js';
 import { CatalogService, type FamilyInput, type ProductInput, type ProductView } from './services/catalog-service.js';
 import { type CustomerInput, CustomerService } from './services/customer-service.js';
+import { type CancelInput, type HoldInput, LifecycleService, type ReactivateInput } from './services/lifecycle-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
 import {
   type CreateSubscriptionInput,
+  type CreditCardInput,
   type SubscriptionDeps,
+  type SubscriptionListQuery,
   SubscriptionService,
   type SubscriptionView,
 } from './services/subscription-service.js';
@@ -44,11 +55,26 @@ export interface SiteHandle {
   readonly customers: {
     create(input: CustomerInput): Promise<CustomerRecord>;
     get(id: number): Promise<CustomerRecord>;
+    update(id: number, input: CustomerInput): Promise<CustomerRecord>;
+    list(page?: number, perPage?: number): Promise<CustomerRecord[]>;
+    delete(id: number): Promise<void>;
+  };
+  readonly paymentProfiles: {
+    update(id: number, input: Partial<CreditCardInput> & { billingAddress?: Partial<AddressFields> }): Promise<PaymentProfileRecord>;
   };
   readonly subscriptions: {
     create(input: CreateSubscriptionInput): Promise<SubscriptionView>;
     get(id: number): Promise<SubscriptionView>;
+    list(query?: SubscriptionListQuery): Promise<SubscriptionView[]>;
     transactions(id: number): Promise<TransactionRecord[]>;
+    updateCard(id: number, card: CreditCardInput & { billingAddress?: Partial<AddressFields> }): Promise<SubscriptionView>;
+    changeBillingDate(id: number, nextBillingAt: Date | string): Promise<SubscriptionView>;
+    cancel(id: number, input?: CancelInput): Promise<SubscriptionView>;
+    cancelAtEndOfPeriod(id: number, input?: Omit<CancelInput, 'cancelAtEndOfPeriod'>): Promise<SubscriptionView>;
+    undoCancelAtEndOfPeriod(id: number): Promise<SubscriptionView>;
+    reactivate(id: number, input?: ReactivateInput): Promise<SubscriptionView>;
+    hold(id: number, input?: HoldInput): Promise<SubscriptionView>;
+    resume(id: number): Promise<SubscriptionView>;
   };
 }
 
@@ -101,6 +127,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const customers = new CustomerService(deps);
   const subscriptions = new SubscriptionService(deps);
   const renewals = new RenewalService(deps);
+  const lifecycle = new LifecycleService(deps, renewals);
 
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
@@ -117,11 +144,26 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       customers: {
         create: (input) => customers.create(subdomain, input),
         get: (id) => customers.get(subdomain, id),
+        update: (id, input) => customers.update(subdomain, id, input),
+        list: (page, perPage) => customers.list(subdomain, page, perPage),
+        delete: (id) => customers.delete(subdomain, id),
+      },
+      paymentProfiles: {
+        update: (id, input) => subscriptions.updatePaymentProfile(subdomain, id, input),
       },
       subscriptions: {
         create: (input) => subscriptions.create(subdomain, input),
         get: (id) => subscriptions.get(subdomain, id),
+        list: (query) => subscriptions.list(subdomain, query),
         transactions: (id) => subscriptions.transactions(subdomain, id),
+        updateCard: (id, card) => subscriptions.updateCard(subdomain, id, card),
+        changeBillingDate: (id, at) => lifecycle.changeBillingDate(subdomain, id, at),
+        cancel: (id, input) => lifecycle.cancel(subdomain, id, input),
+        cancelAtEndOfPeriod: (id, input) => lifecycle.cancelAtEndOfPeriod(subdomain, id, input),
+        undoCancelAtEndOfPeriod: (id) => lifecycle.undoCancelAtEndOfPeriod(subdomain, id),
+        reactivate: (id, input) => lifecycle.reactivate(subdomain, id, input),
+        hold: (id, input) => lifecycle.hold(subdomain, id, input),
+        resume: (id) => lifecycle.resume(subdomain, id),
       },
     };
   };

@@ -22,6 +22,20 @@ export type * from './ports/gateway.js';
 export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
 export type { FamilyInput, ProductInput, ProductView } from './services/catalog-service.js';
 export type { CustomerInput } from './services/customer-service.js';
-export type { CreateSubscriptionInput, CreditCardInput, SubscriptionView } from './services/subscription-service.js';
+export type {
+  CreateSubscriptionInput,
+  CreditCardInput,
+  SubscriptionListQuery,
+  SubscriptionView,
+} from './services/subscription-service.js';
+export type { CancellationMethod, CancelInput, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
+export {
+  isAllowedMove,
+  LIFECYCLE_EVENTS,
+  LIVE_STATES,
+  type LifecycleEvent,
+  nextState,
+  transition,
+} from './domain/subscription/state-machine.js';
 export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
 export { toMajorString } from './domain/money/index.js';

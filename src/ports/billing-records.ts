@@ -277,7 +277,10 @@ export interface CustomersRepository {
   ): Promise<CustomerRecord | undefined>;
   /** The site's customers by id, one page. */
   list(siteId: number, page: PageRequest): Promise<CustomerRecord[]>;
-  /** Deletes a customer with its payment profiles; false when missing. */
+  /**
+   * Deletes a customer with its payment profiles; false when missing. A customer who still has
+   * subscriptions is not deleted: that gives `conflict` (the service refuses it earlier anyway).
+   */
   delete(siteId: number, id: number): Promise<boolean>;
   insertPaymentProfile(profile: Omit<PaymentProfileRecord, 'id'>): Promise<PaymentProfileRecord>;
   findPaymentProfile(siteId: number, id: number): Promise<PaymentProfileRecord | undefined>;
@@ -289,11 +292,35 @@ export interface CustomersRepository {
   ): Promise<PaymentProfileRecord | undefined>;
 }
 
-/** Filter of a subscription list. */
+/** Date fields a subscription list can filter and sort on. */
+export type SubscriptionDateField =
+  | 'current_period_ends_at'
+  | 'current_period_starts_at'
+  | 'created_at'
+  | 'activated_at'
+  | 'canceled_at'
+  | 'expires_at'
+  | 'trial_started_at'
+  | 'trial_ended_at'
+  | 'updated_at'
+  | 'next_assessment_at';
+
+/** Filter and order of a subscription list (reference §8.3). Date bounds are inclusive. */
 export interface SubscriptionFilter {
   readonly states?: readonly SubscriptionState[];
   readonly productId?: number;
   readonly customerId?: number;
+  /** Only subscriptions whose `couponCodes` contain this code. */
+  readonly couponCode?: string;
+  /** Only these ids (e.g. from a metadata filter); an empty list matches nothing. */
+  readonly ids?: readonly number[];
+  readonly dateField?: SubscriptionDateField;
+  readonly start?: Date;
+  readonly end?: Date;
+  /** Sort key; default `created_at` (then id). Nulls sort last. */
+  readonly sort?: SubscriptionDateField;
+  /** Default `desc` (newest first). */
+  readonly direction?: 'asc' | 'desc';
 }
 
 /** Subscriptions. */
@@ -307,7 +334,10 @@ export interface SubscriptionsRepository {
     expectedVersion: number,
     patch: Partial<Omit<SubscriptionRecord, 'id' | 'siteId' | 'version' | 'createdAt'>>,
   ): Promise<SubscriptionRecord | undefined>;
-  /** One page of the site's subscriptions, newest first (id descending). */
+  /**
+   * One page of the site's subscriptions matching the filter, ordered by `sort` (default
+   * `created_at`) in `direction` (default `desc`), ties broken by id in the same direction.
+   */
   list(siteId: number, filter: SubscriptionFilter, page: PageRequest): Promise<SubscriptionRecord[]>;
   /** The subscription with this referral code, or undefined. Codes are unique per site. */
   findByReferralCode(siteId: number, code: string): Promise<SubscriptionRecord | undefined>;

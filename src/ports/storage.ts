@@ -165,6 +165,8 @@ export interface ClaimDueWork {
   readonly kinds?: readonly DueWorkKind[];
   /** Restrict to one site (all sites when omitted). */
   readonly siteId?: number;
+  /** Restrict to one subject (requires `siteId`): to run one subscription's work right away. */
+  readonly subjectId?: number;
 }
 
 /** An event in the transactional outbox. Written in the same transaction as the change that caused it. */
@@ -217,8 +219,9 @@ export interface SiteDataRepository {
   counts(siteId: number): Promise<SiteDataCounts>;
   /**
    * Removes the site's customer data: customers, subscriptions, payment profiles, transactions,
-   * payment attempts, notes, metadata, due work about subscriptions, outbox events, webhook
-   * deliveries and direct-post calls. The catalog, credentials and settings stay.
+   * payment attempts, notes, metadata, all of the site's due work (webhook deliveries included:
+   * they are about the cleared records), outbox events, webhook deliveries and direct-post calls.
+   * The catalog, credentials, settings and webhook endpoints stay.
    */
   clear(siteId: number, scope: ClearScope): Promise<void>;
 }

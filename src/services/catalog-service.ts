@@ -2,6 +2,7 @@ import { firstFreeHandle, HANDLE_PATTERN, slugify } from '../domain/catalog/hand
 import { parseMinorAmount } from '../domain/money/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
 import type {
+  CatalogRepository,
   IntervalUnit,
   ProductFamilyRecord,
   ProductRecord,
@@ -9,7 +10,7 @@ import type {
   ProductVersionRecord,
   StorageTransaction,
 } from '../ports/storage.js';
-import { type CommandDeps, runCommand } from './command-runner.js';
+import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 import { loadSite } from './site-service.js';
 
 /** Input of a product family. */
@@ -19,34 +20,71 @@ export interface FamilyInput {
   readonly description?: string | null;
 }
 
-/** Input of a product: the spec's fields plus what billing needs. Amounts are minor units. */
+/** Input of a family update: any subset of the family's fields. */
+export interface FamilyUpdateInput {
+  readonly name?: string;
+  readonly handle?: string;
+  readonly description?: string | null;
+}
+
+/** A unit as callers may spell it: the service's singular or the plural. */
+export type IntervalUnitInput = IntervalUnit | 'months' | 'days';
+
+/**
+ * Input of a product: the spec's fields plus what billing needs. Amounts are minor units. On an
+ * update every field is optional and an omitted field keeps its current value; `null` clears an
+ * optional one (a trial, a setup fee, an expiration).
+ */
 export interface ProductInput {
   readonly name?: string;
   readonly handle?: string;
   readonly description?: string | null;
   readonly accountingCode?: string | null;
   readonly priceInCents?: number | string;
-  readonly interval?: number;
-  readonly intervalUnit?: IntervalUnit | 'months' | 'days';
+  readonly interval?: number | string;
+  readonly intervalUnit?: IntervalUnitInput;
   readonly trialPriceInCents?: number | string | null;
-  readonly trialInterval?: number | null;
-  readonly trialIntervalUnit?: IntervalUnit | null;
+  readonly trialInterval?: number | string | null;
+  readonly trialIntervalUnit?: IntervalUnitInput | null;
   readonly initialChargeInCents?: number | string | null;
   readonly initialChargeAfterTrial?: boolean;
-  readonly expirationInterval?: number | null;
-  readonly expirationIntervalUnit?: IntervalUnit | null;
+  readonly expirationInterval?: number | string | null;
+  readonly expirationIntervalUnit?: IntervalUnitInput | null;
   readonly requestCreditCard?: boolean;
   readonly requireCreditCard?: boolean;
   readonly taxable?: boolean;
 }
 
-/** A product as reads return it: the record with its current version's terms. */
+/** A product as reads return it: the record with one version's terms (the current one, for reads). */
 export interface ProductView {
   readonly product: ProductRecord;
   readonly version: ProductVersionRecord;
 }
 
-/** Product families and versioned products of one site. */
+/** Options of {@link CatalogService.listProducts}. */
+export interface ListProductsOptions {
+  /** Only this family's products (id or handle). */
+  readonly familyId?: number | string;
+  /** Include archived products; false by default, as the service hides them. */
+  readonly includeArchived?: boolean;
+}
+
+/** What {@link copyCatalog} copied. */
+export interface CatalogCopySummary {
+  readonly families: number;
+  readonly products: number;
+  readonly components: number;
+  readonly coupons: number;
+}
+
+const HANDLE_MESSAGE =
+  'API Handle: must start with a letter or number and may only contain lowercase letters, numbers, underscores and dashes.';
+
+/**
+ * Product families and versioned products of one site. Every change to a product's terms adds an
+ * immutable version and makes it current; reads show only the current version, while billing
+ * resolves the version a subscription is pinned to with {@link loadProductVersion}.
+ */
 export class CatalogService {
   readonly #deps: CommandDeps;
 
@@ -54,76 +92,176 @@ export class CatalogService {
     this.#deps = deps;
   }
 
-  /** Creates a product family; the handle is generated from the name when omitted. */
+  /** Creates a product family; the handle is generated from the name when omitted (`plans`, `plans-2`, ...). */
   async createFamily(subdomain: string, input: FamilyInput): Promise<ProductFamilyRecord> {
     const errors = new ValidationCollector();
-    if (typeof input.name !== 'string' || input.name.trim() === '') errors.add('Name: cannot be blank.', 'name');
-    if (input.handle !== undefined && !HANDLE_PATTERN.test(input.handle)) {
-      errors.add('API Handle: must start with a letter or number and may only contain lowercase letters, numbers, underscores and dashes.', 'handle');
-    }
+    const name = requiredName(input.name, errors);
+    if (input.handle !== undefined) checkHandle(input.handle, errors);
+    const description = optionalText(input.description, 'Description', 'description', errors);
     errors.throwIfAny();
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const handle =
-        input.handle ?? (await firstFreeHandle(slugify(input.name), async (h) => (await tx.catalog.findFamilyByHandle(site.id, h)) !== undefined));
-      return mapConflict(
-        tx.catalog.insertFamily({
-          siteId: site.id,
-          name: input.name.trim(),
-          handle,
-          description: input.description ?? null,
-          createdAt: now,
-          updatedAt: now,
-        }),
+        input.handle ??
+        (await firstFreeHandle(slugify(name), async (h) => (await tx.catalog.findFamilyByHandle(site.id, h)) !== undefined));
+      return mapHandleConflict(
+        tx.catalog.insertFamily({ siteId: site.id, name, handle, description: description ?? null, createdAt: now, updatedAt: now }),
       );
     });
   }
 
-  /** Creates a product in a family, as version 1. */
-  async createProduct(subdomain: string, familyId: number, input: ProductInput): Promise<ProductView> {
-    const terms = productTerms(undefined, input);
+  /** A family by id or handle; `not_found` when missing. */
+  getFamily(subdomain: string, idOrHandle: number | string): Promise<ProductFamilyRecord> {
+    return this.#deps.storage.transaction(async (tx) => loadFamily(tx, (await loadSite(tx, subdomain)).id, idOrHandle));
+  }
+
+  /** The site's families, by id. */
+  listFamilies(subdomain: string): Promise<ProductFamilyRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => tx.catalog.listFamilies((await loadSite(tx, subdomain)).id));
+  }
+
+  /**
+   * Changes a family's name, handle or description. Needs the storage primitive
+   * `CatalogRepository.updateFamily`; an adapter without it gets an `internal` error, never a
+   * silent no-op.
+   */
+  updateFamily(subdomain: string, idOrHandle: number | string, input: FamilyUpdateInput): Promise<ProductFamilyRecord> {
+    const errors = new ValidationCollector();
+    const name = input.name === undefined ? undefined : requiredName(input.name, errors);
+    if (input.handle !== undefined) checkHandle(input.handle, errors);
+    const description = optionalText(input.description, 'Description', 'description', errors);
+    errors.throwIfAny();
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
-      const family = await tx.catalog.findFamily(site.id, familyId);
-      if (!family) throw notFound('Product family', familyId);
+      const family = await loadFamily(tx, site.id, idOrHandle);
+      const catalog = tx.catalog as CatalogRepository & FamilyUpdater;
+      if (typeof catalog.updateFamily !== 'function') {
+        throw new BillingError('internal', 'This storage adapter cannot update product families (CatalogRepository.updateFamily is missing).');
+      }
+      const patch = {
+        ...(name === undefined ? {} : { name }),
+        ...(input.handle === undefined ? {} : { handle: input.handle }),
+        ...(description === undefined ? {} : { description }),
+        updatedAt: now,
+      };
+      const updated = await mapHandleConflict(catalog.updateFamily(site.id, family.id, patch));
+      if (!updated) throw notFound('Product family', family.id);
+      return updated;
+    });
+  }
+
+  /** Creates a product in a family (by id or handle), as version 1. */
+  async createProduct(subdomain: string, familyId: number | string, input: ProductInput): Promise<ProductView> {
+    const errors = new ValidationCollector();
+    if (input.handle !== undefined) checkHandle(input.handle, errors);
+    const terms = errors.capture(() => productTerms(undefined, input));
+    errors.throwIfAny();
+    const checked = terms as ProductTerms;
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const family = await loadFamily(tx, site.id, familyId);
       const handle =
-        input.handle ?? (await firstFreeHandle(slugify(terms.name), async (h) => (await tx.catalog.findProductByHandle(site.id, h)) !== undefined));
-      if (!HANDLE_PATTERN.test(handle)) throw invalid('API Handle: is invalid.', 'handle');
-      return mapConflict(
-        tx.catalog.insertProduct({ siteId: site.id, familyId, handle, archivedAt: null, createdAt: now, updatedAt: now }, terms),
+        input.handle ??
+        (await firstFreeHandle(slugify(checked.name), async (h) => (await tx.catalog.findProductByHandle(site.id, h)) !== undefined));
+      return mapHandleConflict(
+        tx.catalog.insertProduct(
+          { siteId: site.id, familyId: family.id, handle, archivedAt: null, createdAt: now, updatedAt: now },
+          checked,
+        ),
       );
     });
   }
 
-  /** Changes a product: a new immutable version becomes current; subscribers keep theirs. */
-  updateProduct(subdomain: string, productId: number, input: ProductInput): Promise<ProductView> {
+  /**
+   * Changes a product's terms: a new immutable version becomes current and subscribers keep
+   * theirs. An update that changes nothing adds no version. The handle cannot change here (the
+   * storage port has no primitive for it yet); sending a different one is refused.
+   */
+  updateProduct(subdomain: string, productId: number | string, input: ProductInput): Promise<ProductView> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
-      const current = await loadProduct(tx, site.id, productId);
-      const terms = productTerms(current.version.terms, input);
-      const next = await tx.catalog.addProductVersion(site.id, productId, current.product.currentVersion, terms, now);
+      const current = await loadProduct(tx, site.id, await productIdOf(tx, site.id, productId));
+      const errors = new ValidationCollector();
+      if (input.handle !== undefined && input.handle !== current.product.handle) {
+        errors.add('API Handle: cannot be changed once the product exists.', 'handle');
+      }
+      const terms = errors.capture(() => productTerms(current.version.terms, input));
+      errors.throwIfAny();
+      if (sameTerms(terms as ProductTerms, current.version.terms)) return current;
+      const next = await tx.catalog.addProductVersion(site.id, current.product.id, current.product.currentVersion, terms as ProductTerms, now);
       if (!next) throw new BillingError('conflict', 'The product was changed by another request; try again.');
       return next;
     });
   }
 
-  /** A product with its current version, by id or handle. */
+  /** A product with its current version, by id or handle. Old versions are never returned here. */
   getProduct(subdomain: string, idOrHandle: number | string): Promise<ProductView> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
-      const product =
-        typeof idOrHandle === 'number'
-          ? await tx.catalog.findProduct(site.id, idOrHandle)
-          : await tx.catalog.findProductByHandle(site.id, idOrHandle);
-      if (!product) throw notFound('Product', idOrHandle);
-      return loadProduct(tx, site.id, product.id);
+      return loadProduct(tx, site.id, await productIdOf(tx, site.id, idOrHandle));
     });
   }
 
-  /** The site's families. */
-  listFamilies(subdomain: string): Promise<ProductFamilyRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => tx.catalog.listFamilies((await loadSite(tx, subdomain)).id));
+  /** The site's products with their current versions, by id; archived ones only when asked for. */
+  listProducts(subdomain: string, options: ListProductsOptions = {}): Promise<ProductView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const familyId = options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
+      const products = await tx.catalog.listProducts(site.id, familyId);
+      const views: ProductView[] = [];
+      for (const product of products) {
+        if (product.archivedAt !== null && options.includeArchived !== true) continue;
+        views.push(await loadProduct(tx, site.id, product.id));
+      }
+      return views;
+    });
   }
+
+  /**
+   * Archives a product: it can no longer be subscribed to, while its subscribers keep billing as
+   * before (reference §5.3). Archiving an archived product keeps the first archive time.
+   */
+  archiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
+    return this.#setArchived(subdomain, productId, true);
+  }
+
+  /** Makes an archived product available for new subscriptions again. */
+  unarchiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
+    return this.#setArchived(subdomain, productId, false);
+  }
+
+  #setArchived(subdomain: string, productId: number | string, archived: boolean): Promise<ProductView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const current = await loadProduct(tx, site.id, await productIdOf(tx, site.id, productId));
+      if ((current.product.archivedAt !== null) === archived) return current;
+      const product = await tx.catalog.setProductArchived(site.id, current.product.id, archived ? now : null, now);
+      if (!product) throw notFound('Product', current.product.id);
+      return { product, version: current.version };
+    });
+  }
+}
+
+/**
+ * The storage primitive a family update needs. It is not on `CatalogRepository` yet; the service
+ * uses it when an adapter provides it (see CatalogService.updateFamily).
+ */
+interface FamilyUpdater {
+  updateFamily?(
+    siteId: number,
+    id: number,
+    patch: Partial<Pick<ProductFamilyRecord, 'name' | 'handle' | 'description' | 'updatedAt'>>,
+  ): Promise<ProductFamilyRecord | undefined>;
+}
+
+/** A family by id or handle; `not_found` when missing. */
+export async function loadFamily(tx: StorageTransaction, siteId: number, idOrHandle: number | string): Promise<ProductFamilyRecord> {
+  const family =
+    typeof idOrHandle === 'number'
+      ? await tx.catalog.findFamily(siteId, idOrHandle)
+      : await tx.catalog.findFamilyByHandle(siteId, idOrHandle);
+  if (!family) throw notFound('Product family', idOrHandle);
+  return family;
 }
 
 /** A product with its current version; `not_found` when missing. */
@@ -135,7 +273,105 @@ export async function loadProduct(tx: StorageTransaction, siteId: number, produc
   return { product, version };
 }
 
-async function mapConflict<T>(work: Promise<T>): Promise<T> {
+/**
+ * A product with one particular version, current or old: what billing uses for a subscription
+ * pinned to that version. `not_found` when the product or the version does not exist. Product
+ * reads never go through here, so old versions stay invisible to API clients.
+ */
+export async function loadProductVersion(
+  tx: StorageTransaction,
+  siteId: number,
+  productId: number,
+  version: number,
+): Promise<ProductView> {
+  const product = await tx.catalog.findProduct(siteId, productId);
+  if (!product) throw notFound('Product', productId);
+  const found = await tx.catalog.findProductVersion(siteId, productId, version);
+  if (!found) {
+    throw new BillingError('not_found', `Product ${productId} has no version ${version}.`, {
+      data: { what: 'product_version', id: productId, version },
+    });
+  }
+  return { product, version: found };
+}
+
+/**
+ * Copies a site's catalog into another site inside the caller's command (site clone): families,
+ * products at their current version (as version 1 of the copy), components at their current
+ * pricing (as version 1) and coupons with their redemptions reset. Handles and codes are kept, so
+ * the target must not have a catalog of its own yet; ids are new and references are remapped.
+ * Archived records stay archived. Customers, subscriptions and metafields are not copied.
+ */
+export async function copyCatalog(ctx: CommandContext, fromSiteId: number, toSiteId: number): Promise<CatalogCopySummary> {
+  const { tx, now } = ctx;
+  const familyIds = new Map<number, number>();
+  const mapFamily = (id: number): number => {
+    const mapped = familyIds.get(id);
+    if (mapped === undefined) throw new BillingError('storage', `Product family ${id} of site ${fromSiteId} is missing.`);
+    return mapped;
+  };
+  for (const family of await tx.catalog.listFamilies(fromSiteId)) {
+    const copy = await tx.catalog.insertFamily({
+      siteId: toSiteId,
+      name: family.name,
+      handle: family.handle,
+      description: family.description,
+      createdAt: now,
+      updatedAt: now,
+    });
+    familyIds.set(family.id, copy.id);
+  }
+  const products = await tx.catalog.listProducts(fromSiteId);
+  for (const product of products) {
+    const { version } = await loadProduct(tx, fromSiteId, product.id);
+    await tx.catalog.insertProduct(
+      {
+        siteId: toSiteId,
+        familyId: mapFamily(product.familyId),
+        handle: product.handle,
+        archivedAt: product.archivedAt,
+        createdAt: now,
+        updatedAt: now,
+      },
+      version.terms,
+    );
+  }
+  const components = await tx.components.list(fromSiteId);
+  for (const component of components) {
+    const version = await tx.components.findVersion(fromSiteId, component.id, component.currentVersion);
+    if (!version) throw new BillingError('storage', `Component ${component.id} has no version ${component.currentVersion}.`);
+    const { id: _id, currentVersion: _current, ...fields } = component;
+    await tx.components.insert(
+      { ...fields, siteId: toSiteId, familyId: mapFamily(component.familyId), createdAt: now, updatedAt: now },
+      version.pricing,
+    );
+  }
+  let coupons = 0;
+  // The port lists coupons a page at a time; 200 is the service's largest page.
+  for (let page = 1; ; page++) {
+    const batch = await tx.coupons.list(fromSiteId, { page, perPage: 200 });
+    for (const coupon of batch) {
+      const { id: _id, redemptions: _redemptions, ...fields } = coupon;
+      await tx.coupons.insert({ ...fields, siteId: toSiteId, familyId: mapFamily(coupon.familyId), createdAt: now, updatedAt: now });
+    }
+    coupons += batch.length;
+    if (batch.length < 200) break;
+  }
+  return { families: familyIds.size, products: products.length, components: components.length, coupons };
+}
+
+/** The id of a product given by id or handle; `not_found` when there is none. */
+async function productIdOf(tx: StorageTransaction, siteId: number, idOrHandle: number | string): Promise<number> {
+  const product =
+    typeof idOrHandle === 'number'
+      ? await tx.catalog.findProduct(siteId, idOrHandle)
+      : await tx.catalog.findProductByHandle(siteId, idOrHandle);
+  if (!product) throw notFound('Product', idOrHandle);
+  return product.id;
+}
+
+/** A unique-key violation on insert or update is a taken handle, reported in the service's words. */
+async function mapHandleConflict<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
@@ -144,40 +380,130 @@ async function mapConflict<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+function requiredName(value: unknown, errors: ValidationCollector): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    errors.add('Name: cannot be blank.', 'name');
+    return '';
+  }
+  return value.trim();
+}
+
+function checkHandle(handle: unknown, errors: ValidationCollector): void {
+  if (typeof handle !== 'string' || !HANDLE_PATTERN.test(handle)) errors.add(HANDLE_MESSAGE, 'handle');
+}
+
+/** A nullable text field: undefined when not given, null to clear, else the string. */
+function optionalText(value: unknown, field: string, attribute: string, errors: ValidationCollector): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string') {
+    errors.add(`${field}: must be a string.`, attribute);
+    return undefined;
+  }
+  return value;
+}
+
+function positiveInteger(value: unknown, field: string, attribute: string, errors: ValidationCollector): number | undefined {
+  const parsed =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) {
+    errors.add(`${field}: must be a whole number greater than 0.`, attribute);
+    return undefined;
+  }
+  return parsed;
+}
+
+function intervalUnit(value: unknown, field: string, attribute: string, errors: ValidationCollector): IntervalUnit | undefined {
+  if (value === 'month' || value === 'months') return 'month';
+  if (value === 'day' || value === 'days') return 'day';
+  errors.add(`${field}: must be 'month' or 'day'.`, attribute);
+  return undefined;
+}
+
+function flag(value: unknown, fallback: boolean, field: string, attribute: string, errors: ValidationCollector): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    errors.add(`${field}: must be true or false.`, attribute);
+    return fallback;
+  }
+  return value;
+}
+
+/**
+ * The terms of a new version: the input over `base` (the current terms; undefined on create),
+ * validated as a whole so that every problem is reported at once. A trial needs an interval (its
+ * unit defaults to month, its price to 0); clearing the interval clears the trial. Expiration works
+ * the same way.
+ */
 function productTerms(base: ProductTerms | undefined, input: ProductInput): ProductTerms {
   const errors = new ValidationCollector();
-  const name = input.name ?? base?.name;
-  if (typeof name !== 'string' || name.trim() === '') errors.add('Name: cannot be blank.', 'name');
-  const price = input.priceInCents === undefined ? base?.priceInCents : errors.capture(() => parseMinorAmount(input.priceInCents, { field: 'Price in cents', attribute: 'price_in_cents' }));
-  if (price === undefined && input.priceInCents === undefined) errors.add('Price in cents: cannot be blank.', 'price_in_cents');
-  const interval = input.interval ?? base?.interval;
-  if (!Number.isSafeInteger(interval) || (interval as number) < 1) errors.add('Interval: must be greater than 0.', 'interval');
-  const rawUnit = input.intervalUnit ?? base?.intervalUnit ?? 'month';
-  const intervalUnit = rawUnit === 'months' ? 'month' : rawUnit === 'days' ? 'day' : rawUnit;
-  if (intervalUnit !== 'month' && intervalUnit !== 'day') errors.add("Interval unit: must be 'month' or 'day'.", 'interval_unit');
-  const optionalCents = (value: number | string | null | undefined, fallback: number | null | undefined, field: string, attribute: string) =>
-    value === undefined ? (fallback ?? null) : value === null ? null : (errors.capture(() => parseMinorAmount(value, { field, attribute })) ?? null);
-  const terms: ProductTerms = {
-    name: typeof name === 'string' ? name.trim() : '',
-    description: input.description !== undefined ? input.description : (base?.description ?? null),
-    accountingCode: input.accountingCode !== undefined ? input.accountingCode : (base?.accountingCode ?? null),
-    priceInCents: price ?? 0,
-    interval: interval ?? 1,
-    intervalUnit: intervalUnit as IntervalUnit,
-    trialPriceInCents: optionalCents(input.trialPriceInCents, base?.trialPriceInCents, 'Trial price in cents', 'trial_price_in_cents'),
-    trialInterval: input.trialInterval !== undefined ? input.trialInterval : (base?.trialInterval ?? null),
-    trialIntervalUnit: input.trialIntervalUnit !== undefined ? input.trialIntervalUnit : (base?.trialIntervalUnit ?? null),
-    initialChargeInCents: optionalCents(input.initialChargeInCents, base?.initialChargeInCents, 'Initial charge in cents', 'initial_charge_in_cents'),
-    initialChargeAfterTrial: input.initialChargeAfterTrial ?? base?.initialChargeAfterTrial ?? false,
-    expirationInterval: input.expirationInterval !== undefined ? input.expirationInterval : (base?.expirationInterval ?? null),
-    expirationIntervalUnit: input.expirationIntervalUnit !== undefined ? input.expirationIntervalUnit : (base?.expirationIntervalUnit ?? null),
-    requestCreditCard: input.requestCreditCard ?? base?.requestCreditCard ?? true,
-    requireCreditCard: input.requireCreditCard ?? base?.requireCreditCard ?? true,
-    taxable: input.taxable ?? base?.taxable ?? false,
-  };
-  if (terms.trialInterval !== null && (!Number.isSafeInteger(terms.trialInterval) || terms.trialInterval < 1)) {
-    errors.add('Trial interval: must be greater than 0.', 'trial_interval');
+  const name = input.name === undefined && base ? base.name : requiredName(input.name, errors);
+  const money = (value: unknown, field: string, attribute: string) =>
+    errors.capture(() => parseMinorAmount(value, { field, attribute }));
+  let priceInCents = base?.priceInCents;
+  if (input.priceInCents !== undefined) priceInCents = money(input.priceInCents, 'Price in cents', 'price_in_cents');
+  else if (!base) errors.add('Price in cents: cannot be blank.', 'price_in_cents');
+  let interval = base?.interval;
+  if (input.interval !== undefined) interval = positiveInteger(input.interval, 'Interval', 'interval', errors);
+  else if (!base) errors.add('Interval: cannot be blank.', 'interval');
+  const unit = input.intervalUnit === undefined ? (base?.intervalUnit ?? 'month') : intervalUnit(input.intervalUnit, 'Interval unit', 'interval_unit', errors);
+
+  const given = <T>(value: T | undefined, fallback: T | null | undefined): T | null => (value === undefined ? (fallback ?? null) : value);
+  // Trial: the interval decides whether there is one.
+  const rawTrialInterval = given(input.trialInterval, base?.trialInterval);
+  let trialInterval: number | null = null;
+  let trialIntervalUnit: IntervalUnit | null = null;
+  let trialPriceInCents: number | null = null;
+  if (rawTrialInterval === null) {
+    if ((input.trialPriceInCents ?? null) !== null || (input.trialIntervalUnit ?? null) !== null) {
+      errors.add('Trial interval: cannot be blank when a trial price or trial interval unit is given.', 'trial_interval');
+    }
+  } else {
+    trialInterval = positiveInteger(rawTrialInterval, 'Trial interval', 'trial_interval', errors) ?? null;
+    const rawUnit = given(input.trialIntervalUnit, base?.trialIntervalUnit) ?? 'month';
+    trialIntervalUnit = intervalUnit(rawUnit, 'Trial interval unit', 'trial_interval_unit', errors) ?? null;
+    const rawPrice = given(input.trialPriceInCents, base?.trialPriceInCents) ?? 0;
+    trialPriceInCents = money(rawPrice, 'Trial price in cents', 'trial_price_in_cents') ?? null;
   }
+  // Expiration: same shape, without a price.
+  const rawExpiration = given(input.expirationInterval, base?.expirationInterval);
+  let expirationInterval: number | null = null;
+  let expirationIntervalUnit: IntervalUnit | null = null;
+  if (rawExpiration === null) {
+    if ((input.expirationIntervalUnit ?? null) !== null) {
+      errors.add('Expiration interval: cannot be blank when an expiration interval unit is given.', 'expiration_interval');
+    }
+  } else {
+    expirationInterval = positiveInteger(rawExpiration, 'Expiration interval', 'expiration_interval', errors) ?? null;
+    const rawUnit = given(input.expirationIntervalUnit, base?.expirationIntervalUnit) ?? 'month';
+    expirationIntervalUnit = intervalUnit(rawUnit, 'Expiration interval unit', 'expiration_interval_unit', errors) ?? null;
+  }
+  const rawInitial = given(input.initialChargeInCents, base?.initialChargeInCents);
+  const initialChargeInCents = rawInitial === null ? null : (money(rawInitial, 'Initial charge in cents', 'initial_charge_in_cents') ?? null);
+
+  const description = optionalText(input.description, 'Description', 'description', errors);
+  const accountingCode = optionalText(input.accountingCode, 'Accounting code', 'accounting_code', errors);
+  const terms: ProductTerms = {
+    name,
+    description: description === undefined ? (base?.description ?? null) : description,
+    accountingCode: accountingCode === undefined ? (base?.accountingCode ?? null) : accountingCode,
+    priceInCents: priceInCents ?? 0,
+    interval: interval ?? 1,
+    intervalUnit: unit ?? 'month',
+    trialPriceInCents,
+    trialInterval,
+    trialIntervalUnit,
+    initialChargeInCents,
+    initialChargeAfterTrial: flag(input.initialChargeAfterTrial, base?.initialChargeAfterTrial ?? false, 'Initial charge after trial', 'initial_charge_after_trial', errors),
+    expirationInterval,
+    expirationIntervalUnit,
+    requestCreditCard: flag(input.requestCreditCard, base?.requestCreditCard ?? true, 'Request credit card', 'request_credit_card', errors),
+    requireCreditCard: flag(input.requireCreditCard, base?.requireCreditCard ?? true, 'Require credit card', 'require_credit_card', errors),
+    taxable: flag(input.taxable, base?.taxable ?? false, 'Taxable', 'taxable', errors),
+  };
   errors.throwIfAny();
   return terms;
+}
+
+function sameTerms(a: ProductTerms, b: ProductTerms): boolean {
+  return (Object.keys(a) as (keyof ProductTerms)[]).every((key) => a[key] === b[key]);
 }

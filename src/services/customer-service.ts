@@ -1,4 +1,4 @@
-import { invalid, notFound, ValidationCollector, BillingError } from '../errors.js';
+import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
 import type { AddressFields, CustomerRecord, StorageTransaction } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
@@ -30,6 +30,69 @@ export class CustomerService {
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       return insertCustomer(ctx, site.id, input);
+    });
+  }
+
+  /**
+   * Changes a customer; records `customer_update` when a field the service tracks changed (name,
+   * organization, email, reference, address, phone). A taken reference is refused.
+   */
+  update(subdomain: string, id: number, input: CustomerInput): Promise<CustomerRecord> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const current = await loadCustomer(ctx.tx, site.id, id);
+      const merged: CustomerInput = {
+        firstName: input.firstName ?? current.firstName,
+        lastName: input.lastName ?? current.lastName,
+        email: input.email ?? current.email,
+        reference: input.reference !== undefined ? input.reference : current.reference,
+        organization: input.organization !== undefined ? input.organization : current.organization,
+        phone: input.phone !== undefined ? input.phone : current.phone,
+        address: { ...current.address, ...input.address },
+      };
+      validateCustomerInput(merged).throwIfAny();
+      const patch = {
+        firstName: merged.firstName!.trim(),
+        lastName: merged.lastName!.trim(),
+        email: merged.email!.trim(),
+        reference: nonBlank(merged.reference) ? merged.reference!.trim() : null,
+        organization: merged.organization ?? null,
+        phone: merged.phone ?? null,
+        address: { ...current.address, ...input.address },
+      };
+      let updated: CustomerRecord | undefined;
+      try {
+        updated = await ctx.tx.customers.updateAtVersion(site.id, id, current.version, { ...patch, updatedAt: ctx.now });
+      } catch (error) {
+        if (error instanceof BillingError && error.code === 'conflict') throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
+        throw error;
+      }
+      if (!updated) throw new BillingError('conflict', 'The customer was changed by another request; try again.');
+      const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter((key) => JSON.stringify(patch[key]) !== JSON.stringify(current[key]));
+      if (changed.length > 0) {
+        ctx.record({ siteId: site.id, key: 'customer_update', subjectType: 'customer', subjectId: id, payload: { customer: { id }, changed } });
+      }
+      return updated;
+    });
+  }
+
+  /** One page of the site's customers by id (page is 1-based; per page defaults to 50, at most 200). */
+  list(subdomain: string, page = 1, perPage = 50): Promise<CustomerRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      return tx.customers.list(site.id, clampPage(page, perPage));
+    });
+  }
+
+  /** Deletes a customer that has no subscriptions. */
+  delete(subdomain: string, id: number): Promise<void> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      await loadCustomer(ctx.tx, site.id, id);
+      if ((await ctx.tx.subscriptions.countForCustomer(site.id, id)) > 0) {
+        throw invalid('Customer: cannot be deleted while it has subscriptions.', 'customer');
+      }
+      await ctx.tx.customers.delete(site.id, id);
     });
   }
 
@@ -84,6 +147,16 @@ export async function loadCustomer(tx: StorageTransaction, siteId: number, id: n
   const customer = await tx.customers.findById(siteId, id);
   if (!customer) throw notFound('Customer', id);
   return customer;
+}
+
+/** A 1-based page with per-page clamped to 1..200, as the service does. */
+export function clampPage(page: unknown, perPage: unknown, defaultPerPage = 20): { page: number; perPage: number } {
+  const p = Number(page);
+  const n = Number(perPage);
+  return {
+    page: Number.isSafeInteger(p) && p >= 1 ? p : 1,
+    perPage: Number.isSafeInteger(n) && n >= 1 ? Math.min(n, 200) : defaultPerPage,
+  };
 }
 
 function nonBlank(value: unknown): boolean {

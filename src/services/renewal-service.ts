@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { nextPeriod } from '../domain/subscription/periods.js';
 import { BillingError } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
-import type { DueWorkRecord, PaymentAttemptRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import { transition } from '../domain/subscription/state-machine.js';
+import type { DueWorkKind, DueWorkRecord, PaymentAttemptRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import { cancelNow, type CancellationMethod, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { runCommand } from './command-runner.js';
 import { chargeAttempt } from './payment-runner.js';
-import { line, recordPayment, scheduleRenewal, type SubscriptionDeps } from './subscription-service.js';
+import { scheduleRenewalAt } from './renewal-schedule.js';
+import { line, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
 /** Options of {@link RenewalService.runDue}. */
 export interface RunDueOptions {
@@ -15,6 +18,10 @@ export interface RunDueOptions {
   readonly limit?: number;
   /** Items claimed per batch; memory use is bounded by it, not by how much is due. */
   readonly batchSize?: number;
+  /** Only this site's work. */
+  readonly siteId?: number;
+  /** Only this subject's work (with `siteId`). */
+  readonly subjectId?: number;
 }
 
 /** What a `runDue` call did. */
@@ -30,6 +37,9 @@ export interface RunDueSummary {
 const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'];
 
 const LEASE_MS = 5 * 60_000;
+
+/** The kinds of due work this service runs. */
+const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume'];
 
 /** How long after an unanswered charge its renewal is looked at again (by key, never re-charged blindly). */
 const UNKNOWN_RETRY_MS = 60 * 60_000;
@@ -57,13 +67,22 @@ export class RenewalService {
       if (left <= 0) break;
       const now = this.#deps.clock.now();
       const batch = await this.#deps.storage.transaction((tx) =>
-        tx.dueWork.claim({ until, limit: left, owner: this.#owner, leaseUntil: new Date(now.getTime() + LEASE_MS), now, kinds: ['renewal'] }),
+        tx.dueWork.claim({
+          until,
+          limit: left,
+          owner: this.#owner,
+          leaseUntil: new Date(now.getTime() + LEASE_MS),
+          now,
+          kinds: HANDLED_KINDS,
+          ...(options.siteId === undefined ? {} : { siteId: options.siteId }),
+          ...(options.subjectId === undefined ? {} : { subjectId: options.subjectId }),
+        }),
       );
       if (batch.length === 0) break;
       for (const item of batch) {
         summary.processed += 1;
         try {
-          const outcome = await this.#renew(item);
+          const outcome = item.kind === 'auto_resume' ? await this.#autoResume(item) : await this.#renew(item);
           if (outcome === 'renewed') summary.renewed += 1;
           else if (outcome === 'declined') summary.declined += 1;
           else if (outcome === 'failed') summary.failed += 1;
@@ -75,6 +94,23 @@ export class RenewalService {
       }
     }
     return summary;
+  }
+
+  /** Runs one subscription's work that is due now (after a reactivation, resume or billing-date change). */
+  runDueFor(siteId: number, subjectId: number): Promise<RunDueSummary> {
+    return this.runDue({ siteId, subjectId, until: this.#deps.clock.now() });
+  }
+
+  /** Resumes a subscription on hold at its automatic resume instant; its new period is then due. */
+  async #autoResume(item: DueWorkRecord): Promise<'skipped'> {
+    const deps = { ...this.#deps, clock: { now: () => item.dueAt } };
+    await runCommand(deps, async (ctx) => {
+      const site = await ctx.tx.sites.findById(item.siteId);
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (site && subscription?.state === 'on_hold') await resumeInCommand(ctx, site, subscription);
+      await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+    });
+    return 'skipped';
   }
 
   /**
@@ -95,6 +131,12 @@ export class RenewalService {
         await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
         return { kind: 'skipped' as const };
       }
+      if (subscription.cancelAtEndOfPeriod) {
+        const method = (subscription.data.pendingCancellationMethod as CancellationMethod | undefined) ?? 'merchant_api';
+        await cancelNow(ctx, site, subscription, method, subscription.cancellationMessage);
+        await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+        return { kind: 'skipped' as const };
+      }
       const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
       if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
       const period = nextPeriod(subscription, version.terms, site.timeZone, site.settings.periodRule);
@@ -103,6 +145,7 @@ export class RenewalService {
         currentPeriodStartedAt: period.start,
         currentPeriodEndsAt: period.end,
         nextAssessmentAt: period.end,
+        // A trial ends when its first paid period starts, whatever the payment gives.
         state: subscription.state === 'trialing' ? 'active' : subscription.state,
         activatedAt: subscription.activatedAt ?? ctx.now,
         updatedAt: ctx.now,
@@ -110,7 +153,7 @@ export class RenewalService {
       if (!advanced) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
       const memo = `${version.terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
       await ctx.tx.ledger.append([line(advanced, 'charge', 'baseline', version.terms.priceInCents, memo, ctx.now, { periodIndex: period.index })]);
-      if (subscription.state === 'trialing') stateChange(ctx, advanced, 'trialing');
+      if (subscription.state === 'trialing') recordStateChange(ctx, advanced, 'trialing');
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (balance <= 0 || advanced.paymentProfileId === null) {
         await this.#finish(ctx, item, advanced, balance <= 0);
@@ -162,15 +205,25 @@ export class RenewalService {
           transactionId: payment!.id,
           updatedAt: ctx.now,
         });
-        recordPayment(ctx, subscription, payment!, true);
-        await this.#finish(ctx, item, subscription, true);
+        let settled = subscription;
+        if (subscription.state !== 'active') {
+          const moved = await ctx.tx.subscriptions.updateAtVersion(item.siteId, subscription.id, subscription.version, {
+            state: transition(subscription.state, 'renewal_paid'),
+            updatedAt: ctx.now,
+          });
+          if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
+          recordStateChange(ctx, moved, subscription.state);
+          settled = moved;
+        }
+        recordPayment(ctx, settled, payment!, true);
+        await this.#finish(ctx, item, settled, true);
         return 'renewed' as const;
       }
       await ctx.tx.payments.update(item.siteId, prepared.attempt.id, { status, message, updatedAt: ctx.now });
-      const state: SubscriptionState = result.outcome === 'declined' ? 'past_due' : 'soft_failure';
+      const state: SubscriptionState = transition(subscription.state, result.outcome === 'declined' ? 'renewal_declined' : 'renewal_error');
       const moved = await ctx.tx.subscriptions.updateAtVersion(item.siteId, subscription.id, subscription.version, { state, updatedAt: ctx.now });
       if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
-      if (subscription.state !== state) stateChange(ctx, moved, subscription.state);
+      if (subscription.state !== state) recordStateChange(ctx, moved, subscription.state);
       ctx.record({
         siteId: item.siteId,
         key: 'payment_failure',
@@ -207,17 +260,7 @@ export class RenewalService {
       subjectId: subscription.id,
       payload: { subscription: { id: subscription.id, state: subscription.state } },
     });
-    await scheduleRenewal(ctx, subscription);
+    await scheduleRenewalAt(ctx, subscription);
     await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
   }
-}
-
-function stateChange(ctx: import('./command-runner.js').CommandContext, subscription: SubscriptionRecord, previous: SubscriptionState): void {
-  ctx.record({
-    siteId: subscription.siteId,
-    key: 'subscription_state_change',
-    subjectType: 'subscription',
-    subjectId: subscription.id,
-    payload: { subscription: { id: subscription.id, state: subscription.state, previous_state: previous } },
-  });
 }

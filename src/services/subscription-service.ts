@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { balanceDelta } from '../domain/ledger/balance-delta.js';
-import { addInterval, parseInstant } from '../domain/time/index.js';
+import { addInterval, endOfLocalDay, parseInstant, parseLocalDate } from '../domain/time/index.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { billingPeriod } from '../domain/time/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
 import type { CardInput, PaymentGateway } from '../ports/gateway.js';
 import type {
+  AddressFields,
   CustomerRecord,
+  SubscriptionDateField,
+  SubscriptionFilter,
   NewTransaction,
   PaymentProfileRecord,
   ProductTerms,
@@ -18,8 +21,9 @@ import type {
 } from '../ports/storage.js';
 import { loadProduct, type ProductView } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
-import { type CustomerInput, insertCustomer, loadCustomer, validateCustomerInput } from './customer-service.js';
+import { clampPage, type CustomerInput, insertCustomer, loadCustomer, validateCustomerInput } from './customer-service.js';
 import { chargeAttempt } from './payment-runner.js';
+import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 
 /** A card as `credit_card_attributes` gives it; expiry may be a number or a string. */
@@ -213,7 +217,7 @@ export class SubscriptionService {
       const stored = await ctx.tx.subscriptions.updateAtVersion(plan.site.id, subscription.id, subscription.version, {
         signupPaymentId: payment?.id ?? null,
       });
-      await scheduleRenewal(ctx, stored!);
+      await scheduleRenewalAt(ctx, stored!);
       ctx.record({ siteId: plan.site.id, key: 'signup_success', subjectType: 'subscription', subjectId: subscription.id, payload: { subscription: { id: subscription.id, state: plan.state } } });
       if (payment) recordPayment(ctx, stored!, payment, true);
       return stored!.id;
@@ -224,6 +228,114 @@ export class SubscriptionService {
   /** A subscription with its balance, product version, customer and payment profile. */
   get(subdomain: string, id: number): Promise<SubscriptionView> {
     return this.#deps.storage.transaction(async (tx) => loadView(tx, (await loadSite(tx, subdomain)).id, id));
+  }
+
+  /**
+   * Replaces the card of a subscription (`credit_card_attributes`). The whole card is required:
+   * a partial update (expiry only) is refused here, as the spec says. The new card is tokenized
+   * outside the transaction; `subscription_card_update` is recorded with both masked profiles.
+   */
+  async updateCard(subdomain: string, id: number, input: CreditCardInput & { billingAddress?: Partial<AddressFields> }): Promise<SubscriptionView> {
+    const card = parseCard(input);
+    const current = await this.get(subdomain, id);
+    requireTaxAddress(current.product.version.terms.taxable, { ...current.paymentProfile?.billingAddress, ...input.billingAddress });
+    const tokenized = await this.#deps.gateway.tokenize(card);
+    if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, id);
+      const customer = await loadCustomer(ctx.tx, site.id, subscription.customerId);
+      const previous = subscription.paymentProfileId === null ? undefined : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
+      const profile = await ctx.tx.customers.insertPaymentProfile({
+        siteId: site.id,
+        customerId: customer.id,
+        paymentType: 'credit_card',
+        vaultToken: tokenized.vaultToken,
+        customerVaultToken: tokenized.customerVaultToken,
+        currentVault: this.#deps.gateway.name,
+        cardType: tokenized.cardType,
+        lastFour: tokenized.lastFour,
+        expirationMonth: card.expirationMonth,
+        expirationYear: card.expirationYear,
+        firstName: card.firstName ?? previous?.firstName ?? customer.firstName,
+        lastName: card.lastName ?? previous?.lastName ?? customer.lastName,
+        billingAddress: { ...(previous?.billingAddress ?? customer.address), ...input.billingAddress } as AddressFields,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      });
+      const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, { paymentProfileId: profile.id, updatedAt: ctx.now });
+      if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+      ctx.record({
+        siteId: site.id,
+        key: 'subscription_card_update',
+        subjectType: 'subscription',
+        subjectId: id,
+        payload: {
+          subscription: { id },
+          previous_payment_profile: previous ? maskedProfile(previous) : null,
+          updated_payment_profile: maskedProfile(profile),
+        },
+      });
+      return loadView(ctx.tx, site.id, id);
+    });
+  }
+
+  /**
+   * Updates a payment profile (`payment_profile`): a new full number is tokenized and replaces the
+   * card; expiry, names and billing address may change alone. When a subscriber using it is
+   * taxed, a complete billing address is required.
+   */
+  async updatePaymentProfile(
+    subdomain: string,
+    profileId: number,
+    input: Partial<CreditCardInput> & { billingAddress?: Partial<AddressFields> },
+  ): Promise<PaymentProfileRecord> {
+    const existing = await this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const profile = await tx.customers.findPaymentProfile(site.id, profileId);
+      if (!profile) throw notFound('Payment profile', profileId);
+      const subscriptions = await tx.subscriptions.list(site.id, { customerId: profile.customerId }, { page: 1, perPage: 200 });
+      let taxed = false;
+      for (const sub of subscriptions.filter((x) => x.paymentProfileId === profileId)) {
+        taxed ||= (await tx.catalog.findProductVersion(site.id, sub.productId, sub.productVersion))?.terms.taxable === true;
+      }
+      return { site, profile, taxed };
+    });
+    const card = parseCard({
+      fullNumber: input.fullNumber ?? '0',
+      expirationMonth: input.expirationMonth ?? existing.profile.expirationMonth,
+      expirationYear: input.expirationYear ?? existing.profile.expirationYear,
+    });
+    const billingAddress = { ...existing.profile.billingAddress, ...input.billingAddress } as AddressFields;
+    requireTaxAddress(existing.taxed, billingAddress);
+    const tokenized = input.fullNumber === undefined ? undefined : await this.#deps.gateway.tokenize({ ...card, fullNumber: parseCard(input as CreditCardInput).fullNumber });
+    if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'payment_profile.full_number');
+    return runCommand(this.#deps, async (ctx) => {
+      const updated = await ctx.tx.customers.updatePaymentProfile(existing.site.id, profileId, {
+        ...(tokenized?.ok
+          ? { vaultToken: tokenized.vaultToken, customerVaultToken: tokenized.customerVaultToken, cardType: tokenized.cardType, lastFour: tokenized.lastFour }
+          : {}),
+        expirationMonth: card.expirationMonth,
+        expirationYear: card.expirationYear,
+        ...(input.firstName === undefined ? {} : { firstName: input.firstName }),
+        ...(input.lastName === undefined ? {} : { lastName: input.lastName }),
+        billingAddress,
+        updatedAt: ctx.now,
+      });
+      if (!updated) throw notFound('Payment profile', profileId);
+      return updated;
+    });
+  }
+
+  /** One page of subscriptions matching the query (reference §8.3). */
+  async list(subdomain: string, query: SubscriptionListQuery = {}): Promise<SubscriptionView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const filter = await listFilter(tx, site, query);
+      const page = clampPage(query.page, query.perPage);
+      const rows = filter === undefined ? [] : await tx.subscriptions.list(site.id, filter, page);
+      return Promise.all(rows.map((row) => loadView(tx, site.id, row.id)));
+    });
   }
 
   /** The subscription's ledger lines, oldest first. */
@@ -345,19 +457,6 @@ export function line(
   };
 }
 
-/** Schedules the renewal at the end of the subscription's current period (once per period). */
-export async function scheduleRenewal(ctx: CommandContext, subscription: SubscriptionRecord): Promise<void> {
-  const next = subscription.periodIndex + 1;
-  await ctx.tx.dueWork.schedule({
-    siteId: subscription.siteId,
-    kind: 'renewal',
-    subjectId: subscription.id,
-    dueAt: subscription.currentPeriodEndsAt,
-    uniqueKey: `renewal:${subscription.id}:${next}`,
-    payload: { periodIndex: next },
-  });
-}
-
 /** Records `payment_success` or `payment_failure` for a ledger payment. */
 export function recordPayment(ctx: CommandContext, subscription: SubscriptionRecord, payment: TransactionRecord, success: boolean): void {
   ctx.record({
@@ -389,6 +488,111 @@ export async function loadView(tx: StorageTransaction, siteId: number, id: numbe
     customer: await loadCustomer(tx, siteId, subscription.customerId),
     paymentProfile: subscription.paymentProfileId === null ? null : ((await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId)) ?? null),
   };
+}
+
+/** Query of a subscription list, as the API takes it (reference §8.3). */
+export interface SubscriptionListQuery {
+  /** One state or several; `canceled` is accepted for `cancelled`. */
+  readonly state?: string | readonly string[];
+  readonly productId?: number;
+  readonly couponCode?: string;
+  readonly dateField?: SubscriptionDateField;
+  /** `YYYY-MM-DD`, inclusive, in the site zone. */
+  readonly startDate?: string;
+  readonly endDate?: string;
+  /** Instants (any form parseInstant takes); they override the date forms. */
+  readonly startDatetime?: string;
+  readonly endDatetime?: string;
+  /** Only subscriptions whose metafield has exactly this value. */
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly sort?: SubscriptionDateField | 'signup_date' | 'period_start' | 'period_end' | 'next_assessment';
+  readonly direction?: 'asc' | 'desc';
+  readonly page?: number;
+  readonly perPage?: number;
+}
+
+const SORT_ALIASES: Readonly<Record<string, SubscriptionDateField>> = {
+  signup_date: 'created_at',
+  period_start: 'current_period_starts_at',
+  period_end: 'current_period_ends_at',
+  next_assessment: 'next_assessment_at',
+};
+
+/** Turns an API query into a storage filter; undefined when it can match nothing. */
+async function listFilter(tx: StorageTransaction, site: SiteRecord, query: SubscriptionListQuery): Promise<SubscriptionFilter | undefined> {
+  const errors = new ValidationCollector();
+  const states =
+    query.state === undefined
+      ? undefined
+      : (Array.isArray(query.state) ? query.state : [query.state]).map((raw) => {
+          const state = raw === 'canceled' ? 'cancelled' : raw;
+          if (!SUBSCRIPTION_STATES.includes(state as SubscriptionState)) errors.add(`State: '${raw}' is not a valid state.`, 'state');
+          return state as SubscriptionState;
+        });
+  const sort = query.sort === undefined ? undefined : (SORT_ALIASES[query.sort] ?? query.sort);
+  if (sort !== undefined && !DATE_FIELDS.includes(sort)) errors.add(`Sort: '${query.sort}' is not a valid sort.`, 'sort');
+  if (query.dateField !== undefined && !DATE_FIELDS.includes(query.dateField)) errors.add(`Date field: '${query.dateField}' is not valid.`, 'date_field');
+  if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc') errors.add("Direction: must be 'asc' or 'desc'.", 'direction');
+  const start =
+    query.startDatetime !== undefined
+      ? errors.capture(() => parseInstant(query.startDatetime, site.timeZone, 'Start datetime'))
+      : query.startDate !== undefined
+        ? errors.capture(() => parseLocalDate(query.startDate, site.timeZone, 'Start date'))
+        : undefined;
+  const end =
+    query.endDatetime !== undefined
+      ? errors.capture(() => parseInstant(query.endDatetime, site.timeZone, 'End datetime'))
+      : query.endDate !== undefined
+        ? errors.capture(() => endOfLocalDay(parseLocalDate(query.endDate, site.timeZone, 'End date'), site.timeZone))
+        : undefined;
+  errors.throwIfAny();
+  let ids: number[] | undefined;
+  for (const [name, value] of Object.entries(query.metadata ?? {})) {
+    const matching = await tx.metafields.resourcesWithValue(site.id, 'subscription', name, value);
+    ids = ids === undefined ? matching : ids.filter((id) => matching.includes(id));
+  }
+  if (ids !== undefined && ids.length === 0) return undefined;
+  return {
+    ...(states === undefined ? {} : { states }),
+    ...(query.productId === undefined ? {} : { productId: query.productId }),
+    ...(query.couponCode === undefined ? {} : { couponCode: query.couponCode.toUpperCase() }),
+    ...(ids === undefined ? {} : { ids }),
+    ...(start === undefined && end === undefined ? {} : { dateField: query.dateField ?? 'created_at' }),
+    ...(start === undefined ? {} : { start }),
+    ...(end === undefined ? {} : { end }),
+    ...(sort === undefined ? {} : { sort: sort as SubscriptionDateField }),
+    ...(query.direction === undefined ? {} : { direction: query.direction }),
+  };
+}
+
+const SUBSCRIPTION_STATES: readonly SubscriptionState[] = [
+  'trialing', 'active', 'soft_failure', 'past_due', 'unpaid', 'cancelled', 'expired', 'trial_ended', 'on_hold', 'suspended', 'failed_to_create', 'awaiting_signup',
+];
+
+const DATE_FIELDS: readonly string[] = [
+  'current_period_ends_at', 'current_period_starts_at', 'created_at', 'activated_at', 'canceled_at', 'expires_at', 'trial_started_at', 'trial_ended_at', 'updated_at', 'next_assessment_at',
+];
+
+/** A payment profile as events show it: never the vault token or more than the last four. */
+export function maskedProfile(profile: PaymentProfileRecord): Record<string, unknown> {
+  return {
+    id: profile.id,
+    payment_type: profile.paymentType,
+    card_type: profile.cardType,
+    masked_card_number: `XXXX-XXXX-XXXX-${profile.lastFour}`,
+    expiration_month: profile.expirationMonth,
+    expiration_year: profile.expirationYear,
+  };
+}
+
+function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): void {
+  if (!taxed) return;
+  const errors = new ValidationCollector();
+  const labels: [keyof AddressFields, string][] = [['address', 'Billing address'], ['city', 'Billing city'], ['state', 'Billing state'], ['zip', 'Billing zip code'], ['country', 'Billing country']];
+  for (const [field, label] of labels) {
+    if (typeof address[field] !== 'string' || address[field]!.trim() === '') errors.add(`${label}: cannot be blank.`, `payment_profile.billing_${field}`);
+  }
+  errors.throwIfAny();
 }
 
 function parseCard(input: CreditCardInput): CardInput {

@@ -32,6 +32,9 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
     async delete(siteId, id) {
       const customer = state.customers.peek(id);
       if (customer === undefined || customer.siteId !== siteId) return false;
+      if (state.subscriptions.count((s) => s.siteId === siteId && s.customerId === id) > 0) {
+        throw new BillingError('conflict', 'The customer has subscriptions.');
+      }
       state.paymentProfiles.deleteWhere(journal, (p) => p.siteId === siteId && p.customerId === id);
       return state.customers.delete(journal, id);
     },

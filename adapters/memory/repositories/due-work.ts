@@ -40,6 +40,7 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       for (const row of state.dueWork.scan()) {
         if (row.dueAt.getTime() > until) continue;
         if (args.siteId !== undefined && row.siteId !== args.siteId) continue;
+        if (args.subjectId !== undefined && row.subjectId !== args.subjectId) continue;
         if (args.kinds && !args.kinds.includes(row.kind)) continue;
         const claimable =
           row.status === 'pending' ||

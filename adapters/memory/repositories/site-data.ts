@@ -24,7 +24,7 @@ export function memorySiteData(state: MemoryState, journal: Journal): SiteDataRe
       }
       for (const table of state.customerTables()) table.deleteWhere(journal, (r) => r.siteId === siteId);
       state.outbox.deleteWhere(journal, (r) => r.siteId === siteId);
-      state.dueWork.deleteWhere(journal, (r) => r.siteId === siteId && r.kind !== 'webhook_delivery');
+      state.dueWork.deleteWhere(journal, (r) => r.siteId === siteId);
     },
   };
 }

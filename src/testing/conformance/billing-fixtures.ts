@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { BillingError } from '../../errors.js';
 import type {
   CustomerRecord,
@@ -10,6 +11,7 @@ import type {
   SiteRecord,
   Storage,
   SubscriptionRecord,
+  TransactionRecord,
 } from '../../ports/storage.js';
 import { at, newSiteFixture, T0 } from './harness.js';
 
@@ -28,6 +30,26 @@ export type NewPaymentAttempt = Omit<PaymentAttemptRecord, 'id'>;
 /** Whether an error is the port's unique-key violation, `BillingError('conflict')`. */
 export function isConflict(error: unknown): boolean {
   return error instanceof BillingError && error.code === 'conflict';
+}
+
+/**
+ * Asserts that ledger lines (in id order) chain: each starts where the previous one ended, the
+ * first at `from`, and each ends at its start plus its delta (`deltas`, when given, by position).
+ */
+export function assertChained(lines: readonly TransactionRecord[], from: number, deltas?: readonly number[]): void {
+  let expected = from;
+  lines.forEach((line, i) => {
+    assert.equal(line.startingBalanceInCents, expected, `line ${line.id} starts at the previous ending balance`);
+    const delta = deltas?.[i];
+    if (delta !== undefined) {
+      assert.equal(
+        line.endingBalanceInCents,
+        line.startingBalanceInCents + delta,
+        `line ${line.id} ends at its start + delta`,
+      );
+    }
+    expected = line.endingBalanceInCents;
+  });
 }
 
 /**

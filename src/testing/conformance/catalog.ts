@@ -26,7 +26,7 @@ const FULL_TERMS = termsFixture({
 export function catalogCases({ api, storage }: SectionContext): void {
   const { describe, it } = api;
   describe('catalog', () => {
-    it('inserts families, finds them by id and by handle, and lists a site’s families in id order', async () => {
+    it("inserts families, finds them by id and by handle, and lists a site's families in id order", async () => {
       const [a, b] = await storage().transaction(async (tx) => [
         await tx.sites.insert(newSiteFixture('cat-fam-a')),
         await tx.sites.insert(newSiteFixture('cat-fam-b')),
@@ -48,7 +48,7 @@ export function catalogCases({ api, storage }: SectionContext): void {
         assert.deepEqual(
           (await tx.catalog.listFamilies(a.id)).map((f) => f.handle),
           ['zeta', 'alpha'],
-          'id order, not handle order, and only the site’s own',
+          "id order, not handle order, and only the site's own",
         );
         assert.equal(await tx.catalog.findFamily(a.id, 987_654), undefined);
         assert.equal(await tx.catalog.findFamilyByHandle(a.id, 'missing'), undefined);
@@ -130,14 +130,18 @@ export function catalogCases({ api, storage }: SectionContext): void {
         await tx.catalog.insertFamily(familyFixture(b.id, 'f')),
       ]);
       assert.ok(famA && famB);
-      const first = await storage().transaction((tx) => tx.catalog.insertProduct(productFixture(famA, 'gold'), termsFixture()));
+      const first = await storage().transaction((tx) =>
+        tx.catalog.insertProduct(productFixture(famA, 'gold'), termsFixture()),
+      );
       await assert.rejects(
         storage().transaction((tx) =>
           tx.catalog.insertProduct(productFixture(famA, 'gold'), termsFixture({ name: 'Impostor' })),
         ),
         isConflict,
       );
-      const onB = await storage().transaction((tx) => tx.catalog.insertProduct(productFixture(famB, 'gold'), termsFixture()));
+      const onB = await storage().transaction((tx) =>
+        tx.catalog.insertProduct(productFixture(famB, 'gold'), termsFixture()),
+      );
       assert.equal(onB.product.siteId, b.id);
       await storage().transaction(async (tx) => {
         assert.deepEqual(
@@ -153,7 +157,9 @@ export function catalogCases({ api, storage }: SectionContext): void {
       const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cat-ver')));
       const family = await storage().transaction((tx) => tx.catalog.insertFamily(familyFixture(site.id, 'f')));
       const v1 = termsFixture();
-      const { product } = await storage().transaction((tx) => tx.catalog.insertProduct(productFixture(family, 'p'), v1));
+      const { product } = await storage().transaction((tx) =>
+        tx.catalog.insertProduct(productFixture(family, 'p'), v1),
+      );
       const edited = at(T0, 60_000 + 5);
       const added = await storage().transaction((tx) =>
         tx.catalog.addProductVersion(site.id, product.id, 1, FULL_TERMS, edited),
@@ -208,14 +214,17 @@ export function catalogCases({ api, storage }: SectionContext): void {
         tx.catalog.setProductArchived(site.id, product.id, null, at(archivedAt, 2)),
       );
       assert.equal(restored?.archivedAt, null);
-      assert.equal((await storage().transaction((tx) => tx.catalog.findProduct(site.id, product.id)))?.archivedAt, null);
+      assert.equal(
+        (await storage().transaction((tx) => tx.catalog.findProduct(site.id, product.id)))?.archivedAt,
+        null,
+      );
       assert.equal(
         await storage().transaction((tx) => tx.catalog.setProductArchived(site.id, 987_654, archivedAt, archivedAt)),
         undefined,
       );
     });
 
-    it('lists a site’s products in id order, of one family when given', async () => {
+    it("lists a site's products in id order, of one family when given", async () => {
       const [a, b] = await storage().transaction(async (tx) => [
         await tx.sites.insert(newSiteFixture('cat-list-a')),
         await tx.sites.insert(newSiteFixture('cat-list-b')),
@@ -248,7 +257,7 @@ export function catalogCases({ api, storage }: SectionContext): void {
           (await tx.catalog.listProducts(b.id)).map((p) => p.id),
           [ids.pb],
         );
-        assert.deepEqual(await tx.catalog.listProducts(b.id, ids.f2), [], 'another site’s family lists nothing');
+        assert.deepEqual(await tx.catalog.listProducts(b.id, ids.f2), [], "another site's family lists nothing");
       });
     });
 
@@ -265,11 +274,14 @@ export function catalogCases({ api, storage }: SectionContext): void {
         assert.equal(await tx.catalog.findProduct(b.id, product.id), undefined);
         assert.equal(await tx.catalog.findProductByHandle(b.id, 'mine'), undefined);
         assert.equal(await tx.catalog.findProductVersion(b.id, product.id, 1), undefined);
-        assert.equal(await tx.catalog.addProductVersion(b.id, product.id, 1, termsFixture({ name: 'X' }), T0), undefined);
+        assert.equal(
+          await tx.catalog.addProductVersion(b.id, product.id, 1, termsFixture({ name: 'X' }), T0),
+          undefined,
+        );
         assert.equal(await tx.catalog.setProductArchived(b.id, product.id, T0, T0), undefined);
       });
       const stored = await storage().transaction((tx) => tx.catalog.findProduct(a.id, product.id));
-      assert.deepEqual(stored, product, 'another site’s edits changed nothing');
+      assert.deepEqual(stored, product, "another site's edits changed nothing");
       assert.equal(await storage().transaction((tx) => tx.catalog.findProductVersion(a.id, product.id, 2)), undefined);
     });
 

@@ -8,10 +8,34 @@ async function siteWithWork(storage: Storage, subdomain: string) {
   return storage.transaction(async (tx) => {
     const site = await tx.sites.insert(newSiteFixture(subdomain));
     // Scheduled out of due order on purpose: claims must come back ordered by due time, then id.
-    await tx.dueWork.schedule({ siteId: site.id, kind: 'renewal', subjectId: 2, dueAt: at(T0, 2 * MINUTE), uniqueKey: 'renewal:2:1' });
-    await tx.dueWork.schedule({ siteId: site.id, kind: 'renewal', subjectId: 1, dueAt: at(T0, MINUTE), uniqueKey: 'renewal:1:1' });
-    await tx.dueWork.schedule({ siteId: site.id, kind: 'expiration', subjectId: 3, dueAt: at(T0, MINUTE), uniqueKey: 'expiration:3' });
-    await tx.dueWork.schedule({ siteId: site.id, kind: 'renewal', subjectId: 4, dueAt: at(T0, 60 * MINUTE), uniqueKey: 'renewal:4:1' });
+    await tx.dueWork.schedule({
+      siteId: site.id,
+      kind: 'renewal',
+      subjectId: 2,
+      dueAt: at(T0, 2 * MINUTE),
+      uniqueKey: 'renewal:2:1',
+    });
+    await tx.dueWork.schedule({
+      siteId: site.id,
+      kind: 'renewal',
+      subjectId: 1,
+      dueAt: at(T0, MINUTE),
+      uniqueKey: 'renewal:1:1',
+    });
+    await tx.dueWork.schedule({
+      siteId: site.id,
+      kind: 'expiration',
+      subjectId: 3,
+      dueAt: at(T0, MINUTE),
+      uniqueKey: 'expiration:3',
+    });
+    await tx.dueWork.schedule({
+      siteId: site.id,
+      kind: 'renewal',
+      subjectId: 4,
+      dueAt: at(T0, 60 * MINUTE),
+      uniqueKey: 'renewal:4:1',
+    });
     return site;
   });
 }
@@ -22,7 +46,14 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
   describe('due work', () => {
     it('schedules once per unique key, whatever the status of the first row', async () => {
       const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('due-key')));
-      const work = { siteId: site.id, kind: 'renewal' as const, subjectId: 1, dueAt: T0, uniqueKey: 'renewal:1:5', payload: { period: 5 } };
+      const work = {
+        siteId: site.id,
+        kind: 'renewal' as const,
+        subjectId: 1,
+        dueAt: T0,
+        uniqueKey: 'renewal:1:5',
+        payload: { period: 5 },
+      };
       const first = await storage().transaction((tx) => tx.dueWork.schedule(work));
       assert.equal(first?.status, 'pending');
       assert.deepEqual(first?.payload, { period: 5 });
@@ -42,7 +73,14 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       const site = await siteWithWork(storage(), 'due-order');
       const claimAll = (owner: string, limit: number, extra = {}) =>
         storage().transaction((tx) =>
-          tx.dueWork.claim({ until: at(T0, 10 * MINUTE), limit, owner, leaseUntil: at(T0, 5 * MINUTE), now: T0, ...extra }),
+          tx.dueWork.claim({
+            until: at(T0, 10 * MINUTE),
+            limit,
+            owner,
+            leaseUntil: at(T0, 5 * MINUTE),
+            now: T0,
+            ...extra,
+          }),
         );
       const renewalsOnly = await claimAll('w0', 10, { kinds: ['expiration'], siteId: site.id + 1000 });
       assert.deepEqual(renewalsOnly, [], 'the site filter excludes other sites');
@@ -72,20 +110,42 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       );
       assert.ok(row);
       const early = await storage().transaction((tx) =>
-        tx.dueWork.claim({ until: at(T0, MINUTE), limit: 1, owner: 'w2', leaseUntil: at(T0, 9 * MINUTE), now: at(T0, 2 * MINUTE - 1) }),
+        tx.dueWork.claim({
+          until: at(T0, MINUTE),
+          limit: 1,
+          owner: 'w2',
+          leaseUntil: at(T0, 9 * MINUTE),
+          now: at(T0, 2 * MINUTE - 1),
+        }),
       );
       assert.equal(early[0]?.id === row.id, false, 'a held lease is respected');
       const late = await storage().transaction((tx) =>
-        tx.dueWork.claim({ until: at(T0, MINUTE), limit: 5, owner: 'w3', leaseUntil: at(T0, 9 * MINUTE), now: at(T0, 2 * MINUTE) }),
+        tx.dueWork.claim({
+          until: at(T0, MINUTE),
+          limit: 5,
+          owner: 'w3',
+          leaseUntil: at(T0, 9 * MINUTE),
+          now: at(T0, 2 * MINUTE),
+        }),
       );
       assert.ok(late.some((r) => r.id === row.id && r.claimedBy === 'w3'));
       assert.equal(await storage().transaction((tx) => tx.dueWork.complete(site.id, row.id, 'w1', T0)), false);
       assert.equal(await storage().transaction((tx) => tx.dueWork.complete(site.id + 1, row.id, 'w3', T0)), false);
       assert.equal(await storage().transaction((tx) => tx.dueWork.complete(site.id, row.id, 'w3', T0)), true);
       const again = await storage().transaction((tx) =>
-        tx.dueWork.claim({ until: at(T0, 100 * MINUTE), limit: 10, owner: 'w4', leaseUntil: at(T0, 200 * MINUTE), now: at(T0, 100 * MINUTE) }),
+        tx.dueWork.claim({
+          until: at(T0, 100 * MINUTE),
+          limit: 10,
+          owner: 'w4',
+          leaseUntil: at(T0, 200 * MINUTE),
+          now: at(T0, 100 * MINUTE),
+        }),
       );
-      assert.equal(again.some((r) => r.id === row.id), false, 'done rows are never claimed again');
+      assert.equal(
+        again.some((r) => r.id === row.id),
+        false,
+        'done rows are never claimed again',
+      );
     });
 
     it('releases a claimed row to a new due time with one more attempt', async () => {
@@ -94,8 +154,14 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
         tx.dueWork.claim({ until: at(T0, MINUTE), limit: 1, owner: 'w1', leaseUntil: at(T0, 2 * MINUTE), now: T0 }),
       );
       assert.ok(row);
-      assert.equal(await storage().transaction((tx) => tx.dueWork.release(site.id, row.id, 'w2', at(T0, 30 * MINUTE), T0)), false);
-      assert.equal(await storage().transaction((tx) => tx.dueWork.release(site.id, row.id, 'w1', at(T0, 30 * MINUTE), T0)), true);
+      assert.equal(
+        await storage().transaction((tx) => tx.dueWork.release(site.id, row.id, 'w2', at(T0, 30 * MINUTE), T0)),
+        false,
+      );
+      assert.equal(
+        await storage().transaction((tx) => tx.dueWork.release(site.id, row.id, 'w1', at(T0, 30 * MINUTE), T0)),
+        true,
+      );
       const stored = await storage().transaction((tx) => tx.dueWork.findByKey(site.id, row.uniqueKey));
       assert.equal(stored?.status, 'pending');
       assert.equal(stored?.attempts, 1);
@@ -106,7 +172,13 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
     it('lists and cancels open work of one subject, and reports the next due time', async () => {
       const site = await siteWithWork(storage(), 'due-cancel');
       await storage().transaction((tx) =>
-        tx.dueWork.schedule({ siteId: site.id, kind: 'dunning_retry', subjectId: 1, dueAt: at(T0, 3 * MINUTE), uniqueKey: 'retry:1:1' }),
+        tx.dueWork.schedule({
+          siteId: site.id,
+          kind: 'dunning_retry',
+          subjectId: 1,
+          dueAt: at(T0, 3 * MINUTE),
+          uniqueKey: 'retry:1:1',
+        }),
       );
       const open = await storage().transaction((tx) => tx.dueWork.pendingFor(site.id, 1));
       assert.deepEqual(
@@ -118,7 +190,12 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
         onlyRetries.map((r) => r.uniqueKey),
         ['retry:1:1'],
       );
-      assert.equal(await storage().transaction((tx) => tx.dueWork.nextDueAt(site.id)).then((d) => d?.getTime()), at(T0, MINUTE).getTime());
+      assert.equal(
+        await storage()
+          .transaction((tx) => tx.dueWork.nextDueAt(site.id))
+          .then((d) => d?.getTime()),
+        at(T0, MINUTE).getTime(),
+      );
       assert.equal(await storage().transaction((tx) => tx.dueWork.cancelFor(site.id, 1, ['renewal'], T0)), 1);
       assert.deepEqual(
         (await storage().transaction((tx) => tx.dueWork.pendingFor(site.id, 1))).map((r) => r.uniqueKey),
@@ -129,9 +206,19 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       const canceled = await storage().transaction((tx) => tx.dueWork.findByKey(site.id, 'renewal:1:1'));
       assert.equal(canceled?.status, 'canceled');
       const claimable = await storage().transaction((tx) =>
-        tx.dueWork.claim({ until: at(T0, 10 * MINUTE), limit: 10, owner: 'w', leaseUntil: at(T0, 20 * MINUTE), now: T0 }),
+        tx.dueWork.claim({
+          until: at(T0, 10 * MINUTE),
+          limit: 10,
+          owner: 'w',
+          leaseUntil: at(T0, 20 * MINUTE),
+          now: T0,
+        }),
       );
-      assert.equal(claimable.some((r) => r.subjectId === 1), false, 'canceled rows are never claimed');
+      assert.equal(
+        claimable.some((r) => r.subjectId === 1),
+        false,
+        'canceled rows are never claimed',
+      );
       assert.equal(await storage().transaction((tx) => tx.dueWork.nextDueAt(site.id + 999)), undefined);
     });
   });

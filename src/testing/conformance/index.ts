@@ -1,11 +1,18 @@
 import type { Storage } from '../../ports/storage.js';
+import { billingConcurrencyCases } from './billing-concurrency.js';
+import { catalogCases } from './catalog.js';
 import { concurrencyCases } from './concurrency.js';
 import { credentialCases } from './credentials.js';
+import { customerCases } from './customers.js';
 import { dueWorkCases } from './due-work.js';
 import type { ConformanceTestApi, SectionContext, StorageHarness } from './harness.js';
 import { idempotencyCases } from './idempotency.js';
+import { ledgerCases } from './ledger.js';
 import { outboxCases } from './outbox.js';
+import { paymentCases } from './payments.js';
+import { siteDataCases } from './site-data.js';
 import { siteCases } from './sites.js';
+import { subscriptionCases } from './subscriptions.js';
 import { transactionCases } from './transactions.js';
 
 export type { ConformanceTestApi, StorageHarness, TestFunction } from './harness.js';
@@ -18,7 +25,14 @@ const SECTIONS = [
   idempotencyCases,
   dueWorkCases,
   outboxCases,
+  catalogCases,
+  customerCases,
+  subscriptionCases,
+  ledgerCases,
+  paymentCases,
+  siteDataCases,
   concurrencyCases,
+  billingConcurrencyCases,
 ] as const;
 
 /**
@@ -31,7 +45,8 @@ export function runStorageConformance(api: ConformanceTestApi, harness: StorageH
     api,
     harness,
     storage() {
-      if (current === undefined) throw new Error('No storage: the conformance suite runs tests only inside its describe.');
+      if (current === undefined)
+        throw new Error('No storage: the conformance suite runs tests only inside its describe.');
       return current;
     },
     itWith(capability, reason, name, fn) {

@@ -13,9 +13,24 @@ export function transactionCases({ api, storage }: SectionContext): void {
       const outcome = await storage()
         .transaction(async (tx) => {
           const site = await tx.sites.insert(newSiteFixture('rolled-back'));
-          await tx.credentials.insertApiKey({ siteId: site.id, name: 'k', prefix: 'p', secretHash: 'h', createdAt: T0, revokedAt: null });
-          await tx.dueWork.schedule({ siteId: keep.id, kind: 'renewal', subjectId: 1, dueAt: T0, uniqueKey: 'renewal:1:1' });
-          await tx.outbox.append([{ siteId: keep.id, key: 'x', subjectType: 's', subjectId: 1, payload: {}, occurredAt: T0 }]);
+          await tx.credentials.insertApiKey({
+            siteId: site.id,
+            name: 'k',
+            prefix: 'p',
+            secretHash: 'h',
+            createdAt: T0,
+            revokedAt: null,
+          });
+          await tx.dueWork.schedule({
+            siteId: keep.id,
+            kind: 'renewal',
+            subjectId: 1,
+            dueAt: T0,
+            uniqueKey: 'renewal:1:1',
+          });
+          await tx.outbox.append([
+            { siteId: keep.id, key: 'x', subjectType: 's', subjectId: 1, payload: {}, occurredAt: T0 },
+          ]);
           await tx.sites.updateAtVersion(keep.id, keep.version, { name: 'changed' });
           await tx.idempotency.claim(keep.id, 'scope', 'key', T0, null);
           throw abort;

@@ -1,0 +1,384 @@
+import { normaliseCouponCode, parseCouponCode } from '../domain/catalog/coupon-code.js';
+import { parseMajorAmount, parseMinorAmount, parsePercentage } from '../domain/money/index.js';
+import { endOfLocalDay, parseInstant } from '../domain/time/index.js';
+import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
+import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
+import { type CommandDeps, runCommand } from './command-runner.js';
+import { loadSite } from './site-service.js';
+
+/**
+ * Input of a coupon (spec §2, reference §6). Exactly one of `percentage` and an amount
+ * (`amountInCents`, or `amount` in major units of the site's currency) is set. On an update every
+ * field is optional; sending one kind of discount replaces the other.
+ */
+export interface CouponInput {
+  readonly name?: string;
+  /** Normalised to upper case; letters, digits and `_ % @ + - .`; unique per site. */
+  readonly code?: string;
+  readonly description?: string | null;
+  /** 0-100, an exact decimal with up to 4 places (`"12.5"`). */
+  readonly percentage?: string | number | null;
+  readonly amountInCents?: number | string | null;
+  /** The classic API's amount in major units (`"10.00"`). */
+  readonly amount?: string | number | null;
+  /** Applied at signup and every renewal (for `durationPeriodCount` renewals, or forever). */
+  readonly recurring?: boolean;
+  readonly durationPeriodCount?: number | string | null;
+  /** The last day the coupon can be added: it expires at the end of that day in the site's time zone. */
+  readonly endDate?: string | Date | null;
+  readonly allowNegativeBalance?: boolean;
+  readonly stackable?: boolean;
+  readonly compoundingStrategy?: CompoundingStrategy | 'full_price';
+  readonly conversionLimit?: number | string | null;
+  /** The family it can be added in (id or handle); the site's first family when omitted on create. */
+  readonly productFamilyId?: number | string;
+}
+
+/** Options of {@link CouponService.validate}. */
+export interface CouponValidateOptions {
+  /** The family the coupon must belong to (id or handle); any family when omitted. */
+  readonly productFamilyId?: number | string;
+  /** The instant to judge expiry at; the clock's now by default. */
+  readonly at?: Date;
+}
+
+/** A page of the coupon list: `perPage` defaults to 30 and is clamped to 200 (reference §8.3). */
+export interface ListCouponsOptions {
+  readonly page?: number;
+  readonly perPage?: number;
+}
+
+/** The service's message for a code that cannot be used, with the string body of `validate` (reference §6). */
+export const COUPON_NOT_FOUND = 'Coupon code could not be found.';
+
+/**
+ * Coupons of a site (reference §6): percentage or flat amount, one-time or recurring, scoped to a
+ * product family, with an optional end date and usage limit. Redemption counts are kept by the
+ * storage's race-safe `redeem`, so a limit holds under concurrent signups.
+ */
+export class CouponService {
+  readonly #deps: CommandDeps;
+
+  constructor(deps: CommandDeps) {
+    this.#deps = deps;
+  }
+
+  /** Creates a coupon in a family (the site's first family when `productFamilyId` is omitted). */
+  create(subdomain: string, input: CouponInput): Promise<CouponRecord> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const errors = new ValidationCollector();
+      let familyId: number | undefined;
+      if (input.productFamilyId !== undefined) {
+        familyId = await familyIdOf(tx, site.id, input.productFamilyId, errors);
+      } else {
+        familyId = (await tx.catalog.listFamilies(site.id))[0]?.id;
+        if (familyId === undefined) errors.add('Product family: cannot be blank; create a product family first.', 'product_family_id');
+      }
+      const fields = couponFields(input, undefined, site, errors);
+      errors.throwIfAny();
+      return mapCodeConflict(
+        tx.coupons.insert({
+          siteId: site.id,
+          familyId: familyId as number,
+          name: fields.name as string,
+          code: fields.code as string,
+          description: fields.description ?? null,
+          percentage: fields.percentage ?? null,
+          amountInCents: fields.amountInCents ?? null,
+          recurring: fields.recurring ?? false,
+          durationPeriodCount: fields.durationPeriodCount ?? null,
+          endDate: fields.endDate ?? null,
+          allowNegativeBalance: fields.allowNegativeBalance ?? false,
+          stackable: fields.stackable ?? false,
+          compoundingStrategy: fields.compoundingStrategy ?? 'compound',
+          conversionLimit: fields.conversionLimit ?? null,
+          archivedAt: null,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+    });
+  }
+
+  /** Changes a coupon's fields; the result must still have exactly one kind of discount. */
+  update(subdomain: string, couponId: number, input: CouponInput): Promise<CouponRecord> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const current = await loadCoupon(tx, site.id, couponId);
+      const errors = new ValidationCollector();
+      const familyId =
+        input.productFamilyId === undefined ? undefined : await familyIdOf(tx, site.id, input.productFamilyId, errors);
+      const fields = couponFields(input, current, site, errors);
+      errors.throwIfAny();
+      const updated = await mapCodeConflict(
+        tx.coupons.update(site.id, current.id, { ...fields, ...(familyId === undefined ? {} : { familyId }), updatedAt: now }),
+      );
+      if (!updated) throw notFound('Coupon', couponId);
+      return updated;
+    });
+  }
+
+  /**
+   * Archives a coupon (the service's `DELETE /coupons/{id}`): it can no longer be added, while
+   * subscriptions that have it keep the discount. Archiving twice keeps the first archive time.
+   */
+  archive(subdomain: string, couponId: number): Promise<CouponRecord> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const current = await loadCoupon(tx, site.id, couponId);
+      if (current.archivedAt !== null) return current;
+      const updated = await tx.coupons.update(site.id, current.id, { archivedAt: now, updatedAt: now });
+      if (!updated) throw notFound('Coupon', couponId);
+      return updated;
+    });
+  }
+
+  /** A coupon by id; `not_found` when missing. */
+  get(subdomain: string, couponId: number): Promise<CouponRecord> {
+    return this.#deps.storage.transaction(async (tx) => loadCoupon(tx, (await loadSite(tx, subdomain)).id, couponId));
+  }
+
+  /** A coupon by code, in any letter case, archived or not; 404 "Coupon code could not be found." when missing. */
+  findByCode(subdomain: string, code: string): Promise<CouponRecord> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
+      if (!coupon) throw couponNotFound();
+      return coupon;
+    });
+  }
+
+  /** One page of the site's coupons of every family, by id: 30 a page by default, at most 200. */
+  list(subdomain: string, options: ListCouponsOptions = {}): Promise<CouponRecord[]> {
+    const errors = new ValidationCollector();
+    const page = options.page ?? 1;
+    if (!Number.isSafeInteger(page) || page < 1) errors.add('Page: must be a whole number greater than 0.', 'page');
+    const perPage = options.perPage ?? 30;
+    if (!Number.isSafeInteger(perPage) || perPage < 1) errors.add('Per page: must be a whole number greater than 0.', 'per_page');
+    errors.throwIfAny();
+    return this.#deps.storage.transaction(async (tx) =>
+      tx.coupons.list((await loadSite(tx, subdomain)).id, { page, perPage: Math.min(perPage, 200) }),
+    );
+  }
+
+  /**
+   * Checks whether a code can be used now (reference §6 `validate`): returns the coupon, or a
+   * `not_found` error whose body is a bare string (`{"errors":"Coupon code could not be found."}`,
+   * HTTP 404) saying why: not found (also when it belongs to another family than the one asked
+   * about), archived ("Coupon is invalid."), past its end date ("Coupon code has expired.") or at
+   * its usage limit ("Coupon has reached its usage limit.").
+   */
+  validate(subdomain: string, code: string, options: CouponValidateOptions = {}): Promise<CouponRecord> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
+      let familyId: number | undefined;
+      if (options.productFamilyId !== undefined) {
+        const family =
+          typeof options.productFamilyId === 'number'
+            ? await tx.catalog.findFamily(site.id, options.productFamilyId)
+            : await tx.catalog.findFamilyByHandle(site.id, options.productFamilyId);
+        // An unknown family has no coupons: the code is not found there.
+        familyId = family?.id ?? -1;
+      }
+      const problem = unusable(coupon, familyId, options.at ?? this.#deps.clock.now());
+      if (problem !== undefined) {
+        throw new BillingError('not_found', problem, { shape: 'string', data: { what: 'coupon', code } });
+      }
+      return coupon as CouponRecord;
+    });
+  }
+}
+
+/** A coupon by id; `not_found` when missing. */
+export async function loadCoupon(tx: StorageTransaction, siteId: number, couponId: number): Promise<CouponRecord> {
+  const coupon = await tx.coupons.findById(siteId, couponId);
+  if (!coupon) throw notFound('Coupon', couponId);
+  return coupon;
+}
+
+/**
+ * Checks that a code can be added at signup and counts one use, inside the signup's command.
+ * The coupon must exist, not be archived, not be past its end date at `now`, and belong to the
+ * product's family; otherwise the signup fails with the service's 422 message
+ * `Coupon Code: '<code>' - Coupon code could not be found.` (reference C4, the code as sent).
+ * The use is counted with the storage's race-safe `redeem`, so of concurrent signups only as many
+ * as the limit allows get through; the others fail with
+ * `Coupon Code: '<code>' - Coupon has reached its usage limit.`. Returns the coupon after the
+ * redemption. A failure throws before anything is written, and the signup's rollback undoes the
+ * redemption if a later step fails.
+ */
+export async function redeemForSignup(
+  tx: StorageTransaction,
+  siteId: number,
+  code: string,
+  productFamilyId: number,
+  now: Date,
+): Promise<CouponRecord> {
+  const label = `Coupon Code: '${String(code)}' - `;
+  const coupon = typeof code === 'string' ? await tx.coupons.findByCode(siteId, normaliseCouponCode(code)) : undefined;
+  const problem = unusable(coupon, productFamilyId, now, false);
+  if (problem !== undefined || !coupon) {
+    throw validationError([{ message: `${label}${COUPON_NOT_FOUND}`, attribute: 'coupon_code' }]);
+  }
+  const redeemed = await tx.coupons.redeem(siteId, coupon.id, now);
+  if (!redeemed) throw validationError([{ message: `${label}Coupon has reached its usage limit.`, attribute: 'coupon_code' }]);
+  return redeemed;
+}
+
+/**
+ * Why a coupon cannot be added, or undefined when it can: missing or of another family (not
+ * found), archived, past its end date at `at`, or (when `checkLimit`) out of uses.
+ */
+function unusable(coupon: CouponRecord | undefined, familyId: number | undefined, at: Date, checkLimit = true): string | undefined {
+  if (!coupon || (familyId !== undefined && coupon.familyId !== familyId)) return COUPON_NOT_FOUND;
+  if (coupon.archivedAt !== null) return 'Coupon is invalid.';
+  if (coupon.endDate !== null && at.getTime() > coupon.endDate.getTime()) return 'Coupon code has expired.';
+  if (checkLimit && coupon.conversionLimit !== null && coupon.redemptions >= coupon.conversionLimit) {
+    return 'Coupon has reached its usage limit.';
+  }
+  return undefined;
+}
+
+function couponNotFound(): BillingError {
+  return new BillingError('not_found', COUPON_NOT_FOUND, { shape: 'string', data: { what: 'coupon' } });
+}
+
+type CouponFields = {
+  -readonly [K in keyof Omit<CouponRecord, 'id' | 'siteId' | 'familyId' | 'redemptions' | 'createdAt' | 'updatedAt' | 'archivedAt'>]?: CouponRecord[K];
+};
+
+/**
+ * The coupon fields an input sets, checked and collected: on create (`current` undefined) the
+ * required ones must be there; on update only what is sent changes, and the merged result must
+ * still have exactly one kind of discount.
+ */
+function couponFields(input: CouponInput, current: CouponRecord | undefined, site: SiteRecord, errors: ValidationCollector): CouponFields {
+  const fields: CouponFields = {};
+  if (input.name !== undefined || !current) {
+    if (typeof input.name !== 'string' || input.name.trim() === '') errors.add('Name: cannot be blank.', 'name');
+    else fields.name = input.name.trim();
+  }
+  if (input.code !== undefined || !current) {
+    const code = errors.capture(() => parseCouponCode(input.code));
+    if (code !== undefined) fields.code = code;
+  }
+  if (input.description !== undefined) {
+    if (input.description !== null && typeof input.description !== 'string') errors.add('Description: must be a string.', 'description');
+    else fields.description = input.description;
+  }
+
+  const givesPercentage = input.percentage !== undefined && input.percentage !== null;
+  const givesAmount = (input.amountInCents ?? null) !== null || (input.amount ?? null) !== null;
+  if (givesPercentage && givesAmount) {
+    errors.add('Percentage or amount: only one of them may be set.', 'percentage');
+  } else if (givesPercentage) {
+    const value = errors.capture(() => parsePercentage(input.percentage, { attribute: 'percentage' }));
+    if (value !== undefined) {
+      fields.percentage = value.toFixed();
+      fields.amountInCents = null;
+    }
+  } else if (givesAmount) {
+    const cents = errors.capture(() => couponAmount(input, site.currency));
+    if (cents !== undefined) {
+      fields.amountInCents = cents;
+      fields.percentage = null;
+    }
+  } else {
+    // Clearing one kind without giving the other would leave a coupon that discounts nothing.
+    const clearsPercentage = input.percentage === null && current?.percentage !== null;
+    const clearsAmount = (input.amountInCents === null || input.amount === null) && current?.amountInCents !== null;
+    if (!current || clearsPercentage || clearsAmount) errors.add('Percentage or amount: one of them must be set.', 'percentage');
+  }
+
+  if (input.recurring !== undefined) {
+    if (typeof input.recurring !== 'boolean') errors.add('Recurring: must be true or false.', 'recurring');
+    else fields.recurring = input.recurring;
+  }
+  if (input.durationPeriodCount !== undefined) {
+    fields.durationPeriodCount = input.durationPeriodCount === null ? null : positiveCount(input.durationPeriodCount, 'Duration period count', 'duration_period_count', errors);
+  }
+  const recurring = fields.recurring ?? current?.recurring ?? false;
+  const duration = fields.durationPeriodCount === undefined ? (current?.durationPeriodCount ?? null) : fields.durationPeriodCount;
+  if (!recurring && duration !== null) {
+    if (input.durationPeriodCount !== undefined) {
+      errors.add('Duration period count: can only be set on a recurring coupon.', 'duration_period_count');
+    } else {
+      // Turning recurring off ends any duration with it.
+      fields.durationPeriodCount = null;
+    }
+  }
+  if (input.endDate !== undefined) {
+    if (input.endDate === null) fields.endDate = null;
+    else {
+      const day = errors.capture(() => parseInstant(input.endDate, site.timeZone, 'End date'));
+      // The service's rule: the coupon can be added until the end of that day in the site's zone.
+      if (day !== undefined) fields.endDate = endOfLocalDay(day, site.timeZone);
+    }
+  }
+  for (const [key, field, attribute] of [
+    ['allowNegativeBalance', 'Allow negative balance', 'allow_negative_balance'],
+    ['stackable', 'Stackable', 'stackable'],
+  ] as const) {
+    const value = input[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'boolean') errors.add(`${field}: must be true or false.`, attribute);
+    else fields[key] = value;
+  }
+  if (input.compoundingStrategy !== undefined) {
+    const strategy = input.compoundingStrategy === 'full_price' ? 'full-price' : input.compoundingStrategy;
+    if (strategy !== 'compound' && strategy !== 'full-price') {
+      errors.add("Compounding strategy: must be 'compound' or 'full-price'.", 'compounding_strategy');
+    } else fields.compoundingStrategy = strategy;
+  }
+  if (input.conversionLimit !== undefined) {
+    fields.conversionLimit = input.conversionLimit === null ? null : positiveCount(input.conversionLimit, 'Conversion limit', 'conversion_limit', errors);
+  }
+  return fields;
+}
+
+/** The flat amount of an input in minor units: `amountInCents`, or `amount` in major units; both must agree. */
+function couponAmount(input: CouponInput, currency: string): number {
+  const fromCents =
+    (input.amountInCents ?? null) === null
+      ? undefined
+      : parseMinorAmount(input.amountInCents, { field: 'Amount in cents', attribute: 'amount_in_cents' });
+  const fromMajor = (input.amount ?? null) === null ? undefined : parseMajorAmount(input.amount, currency, { attribute: 'amount' });
+  if (fromCents !== undefined && fromMajor !== undefined && fromCents !== fromMajor) {
+    throw invalid('Amount: does not match amount in cents.', 'amount');
+  }
+  return (fromCents ?? fromMajor) as number;
+}
+
+function positiveCount(value: unknown, field: string, attribute: string, errors: ValidationCollector): number | undefined {
+  const parsed =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) {
+    errors.add(`${field}: must be a whole number greater than 0.`, attribute);
+    return undefined;
+  }
+  return parsed;
+}
+
+/** The id of a family given by id or handle, or a validation message on the collector when there is none. */
+async function familyIdOf(
+  tx: StorageTransaction,
+  siteId: number,
+  idOrHandle: number | string,
+  errors: ValidationCollector,
+): Promise<number | undefined> {
+  const family =
+    typeof idOrHandle === 'number' ? await tx.catalog.findFamily(siteId, idOrHandle) : await tx.catalog.findFamilyByHandle(siteId, idOrHandle);
+  if (!family) errors.add(`Product family: '${String(idOrHandle)}' does not exist for this site.`, 'product_family_id');
+  return family?.id;
+}
+
+async function mapCodeConflict<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Code: must be unique - that value has been taken.', 'code');
+    throw error;
+  }
+}

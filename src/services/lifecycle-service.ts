@@ -1,0 +1,301 @@
+import { LIVE_STATES, resumeCanceled, transition } from '../domain/subscription/state-machine.js';
+import { addInterval, parseInstant } from '../domain/time/index.js';
+import { BillingError, invalid } from '../errors.js';
+import type { SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import { type CommandContext, runCommand } from './command-runner.js';
+import type { RenewalService } from './renewal-service.js';
+import { scheduleRenewalAt } from './renewal-schedule.js';
+import { loadSite } from './site-service.js';
+import { line, loadSubscription, loadView, type SubscriptionDeps, type SubscriptionView } from './subscription-service.js';
+
+/** How a cancellation was asked for (reference §4.2). */
+export type CancellationMethod = 'merchant_ui' | 'merchant_api' | 'dunning' | 'billing_portal' | 'unknown' | 'imported';
+
+/** Input of {@link LifecycleService.cancel}. */
+export interface CancelInput {
+  readonly cancellationMessage?: string | null;
+  /** Cancel at the end of the current period instead of now. */
+  readonly cancelAtEndOfPeriod?: boolean;
+  readonly cancellationMethod?: CancellationMethod;
+  readonly reasonCode?: string | null;
+}
+
+/** Input of {@link LifecycleService.reactivate}. */
+export interface ReactivateInput {
+  /** Start the product's trial again instead of charging now. */
+  readonly includeTrial?: boolean;
+  /** Keep the balance owed (or credit) instead of resetting it to zero. */
+  readonly preserveBalance?: boolean;
+  /** Within the canceled period: return to the previous state with the billing dates unchanged. */
+  readonly resume?: boolean;
+  /** With `resume`: fail instead of reactivating normally when the subscription cannot be resumed. */
+  readonly requireResume?: boolean;
+}
+
+/** Input of {@link LifecycleService.hold}. */
+export interface HoldInput {
+  /** Resume automatically at this instant. */
+  readonly automaticallyResumeAt?: Date | string | null;
+}
+
+const DAY_MS = 86_400_000;
+const CANCELABLE_DUE = undefined;
+
+/**
+ * The lifecycle of a subscription after signup: cancel now or at the end of the period, undo,
+ * reactivate (with trial, preserving the balance, or resuming within the canceled period), hold
+ * and resume, and billing-date changes. Every state change goes through the state machine and
+ * records `subscription_state_change` with `previous_state`.
+ */
+export class LifecycleService {
+  readonly #deps: SubscriptionDeps;
+  readonly #renewals: RenewalService;
+
+  constructor(deps: SubscriptionDeps, renewals: RenewalService) {
+    this.#deps = deps;
+    this.#renewals = renewals;
+  }
+
+  /** Cancels now, or at the end of the period with `cancelAtEndOfPeriod`. */
+  async cancel(subdomain: string, id: number, input: CancelInput = {}): Promise<SubscriptionView> {
+    if (input.cancelAtEndOfPeriod) return this.cancelAtEndOfPeriod(subdomain, id, input);
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      await cancelNow(ctx, site, subscription, input.cancellationMethod ?? 'merchant_api', input.cancellationMessage ?? null);
+    });
+  }
+
+  /** Marks the subscription to be canceled when its current period ends. Not while past due. */
+  async cancelAtEndOfPeriod(subdomain: string, id: number, input: Omit<CancelInput, 'cancelAtEndOfPeriod'> = {}): Promise<SubscriptionView> {
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      transition(subscription.state, 'delayed_cancel');
+      if (subscription.state === 'past_due') throw invalid('A subscription that is past due cannot be set to cancel at the end of the period.');
+      await update(ctx, site, subscription, {
+        cancelAtEndOfPeriod: true,
+        delayedCancelAt: subscription.currentPeriodEndsAt,
+        cancellationMessage: input.cancellationMessage ?? subscription.cancellationMessage,
+        data: { ...subscription.data, pendingCancellationMethod: input.cancellationMethod ?? 'merchant_api' },
+      });
+    });
+  }
+
+  /** Clears a delayed cancellation; idempotent. */
+  async undoCancelAtEndOfPeriod(subdomain: string, id: number): Promise<SubscriptionView> {
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      if (!subscription.cancelAtEndOfPeriod) return;
+      await update(ctx, site, subscription, { cancelAtEndOfPeriod: false, delayedCancelAt: null });
+    });
+  }
+
+  /**
+   * Reactivates a canceled, unpaid or trial-ended subscription. By default the balance resets to
+   * zero and a new period starts now and is charged at once (through the renewal path, so a
+   * decline leads to dunning like any renewal); `includeTrial` starts a trial instead; `resume`
+   * within the canceled period returns to the previous state with the dates unchanged.
+   */
+  async reactivate(subdomain: string, id: number, input: ReactivateInput = {}): Promise<SubscriptionView> {
+    let chargeNow = false;
+    const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
+      const resumable =
+        subscription.state === 'cancelled' && subscription.currentPeriodEndsAt.getTime() > ctx.now.getTime() && subscription.canceledAt !== null;
+      if ((input.resume || input.requireResume) && resumable) {
+        const previous = resumeCanceled(subscription.state, subscription.data.stateBeforeCancel as SubscriptionState | undefined);
+        const moved = await update(ctx, site, subscription, {
+          state: previous,
+          canceledAt: null,
+          cancellationMessage: null,
+          cancellationMethod: null,
+          nextAssessmentAt: subscription.currentPeriodEndsAt,
+        });
+        await scheduleRenewalAt(ctx, moved, moved.currentPeriodEndsAt);
+        return;
+      }
+      if (input.requireResume) throw invalid("Request was 'resume only', but this subscription cannot be resumed.");
+      const to = transition(subscription.state, input.includeTrial ? 'reactivate_with_trial' : 'reactivate');
+      const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+      if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+      const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
+      if (!input.preserveBalance && balance !== 0) {
+        await ctx.tx.ledger.append([line(subscription, 'adjustment', 'reactivation', -balance, 'Balance reset at reactivation', ctx.now)]);
+      }
+      const nextIndex = subscription.periodIndex + 1;
+      const trialEnd =
+        to === 'trialing' && version.terms.trialInterval !== null
+          ? addInterval(ctx.now, { count: version.terms.trialInterval, unit: version.terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone)
+          : null;
+      const anchor = trialEnd ?? ctx.now;
+      const moved = await update(ctx, site, subscription, {
+        state: trialEnd ? 'trialing' : to === 'trialing' ? 'active' : to,
+        canceledAt: null,
+        cancellationMessage: null,
+        cancellationMethod: null,
+        cancelAtEndOfPeriod: false,
+        delayedCancelAt: null,
+        periodAnchorAt: anchor,
+        currentPeriodStartedAt: ctx.now,
+        currentPeriodEndsAt: anchor,
+        nextAssessmentAt: anchor,
+        trialStartedAt: trialEnd ? ctx.now : subscription.trialStartedAt,
+        trialEndedAt: trialEnd ?? subscription.trialEndedAt,
+        activatedAt: subscription.activatedAt ?? ctx.now,
+        data: { ...subscription.data, anchorIndex: nextIndex, reactivatedAt: ctx.now.toISOString() },
+      });
+      await scheduleRenewalAt(ctx, moved, anchor);
+      chargeNow = trialEnd === null;
+    });
+    if (!chargeNow) return view;
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
+  /** Puts a live subscription on hold; not within 24 hours of its next billing. */
+  async hold(subdomain: string, id: number, input: HoldInput = {}): Promise<SubscriptionView> {
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      const resumeAt =
+        input.automaticallyResumeAt == null ? null : parseInstant(input.automaticallyResumeAt, site.timeZone, 'Automatically resume at');
+      transition(subscription.state, 'hold');
+      const next = subscription.nextAssessmentAt;
+      if (next !== null && next.getTime() - ctx.now.getTime() < DAY_MS) throw invalid('This subscription is not eligible to be put on hold.');
+      if (resumeAt !== null && resumeAt.getTime() <= ctx.now.getTime()) throw invalid('Automatically resume at: must be in the future.');
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, CANCELABLE_DUE, ctx.now);
+      const moved = await update(ctx, site, subscription, {
+        state: 'on_hold',
+        nextAssessmentAt: null,
+        data: { ...subscription.data, stateBeforeHold: subscription.state, heldAt: ctx.now.toISOString() },
+      });
+      if (resumeAt !== null) {
+        await ctx.tx.dueWork.schedule({
+          siteId: site.id,
+          kind: 'auto_resume',
+          subjectId: moved.id,
+          dueAt: resumeAt,
+          uniqueKey: `auto_resume:${moved.id}:${resumeAt.getTime()}`,
+        });
+      }
+    });
+  }
+
+  /** Resumes a subscription on hold: a new period starts now and is charged at once. */
+  async resume(subdomain: string, id: number): Promise<SubscriptionView> {
+    const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
+      await resumeInCommand(ctx, site, subscription);
+    });
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
+  /**
+   * Changes when the subscription is next billed. A past or immediate time bills now; while
+   * trialing it moves the trial end. Records `billing_date_change` with the previous date.
+   */
+  async changeBillingDate(subdomain: string, id: number, nextBillingAt: Date | string): Promise<SubscriptionView> {
+    let runNow = false;
+    const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
+      const at = parseInstant(nextBillingAt, site.timeZone, 'Next billing at');
+      if (!LIVE_STATES.includes(subscription.state)) {
+        throw new BillingError('invalid_transition', `The billing date of a subscription that is ${subscription.state} cannot be changed.`);
+      }
+      const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['renewal'], ctx.now);
+      const moved = await update(ctx, site, subscription, {
+        periodAnchorAt: when,
+        currentPeriodEndsAt: when,
+        nextAssessmentAt: when,
+        trialEndedAt: subscription.state === 'trialing' ? when : subscription.trialEndedAt,
+        data: { ...subscription.data, anchorIndex: subscription.periodIndex + 1 },
+      });
+      await scheduleRenewalAt(ctx, moved, when);
+      ctx.record({
+        siteId: site.id,
+        key: 'billing_date_change',
+        subjectType: 'subscription',
+        subjectId: subscription.id,
+        payload: {
+          subscription: { id: subscription.id, previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null, next_billing_date: when.toISOString() },
+        },
+      });
+      runNow = when.getTime() <= ctx.now.getTime();
+    });
+    if (!runNow) return view;
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
+  async #command(
+    subdomain: string,
+    id: number,
+    work: (ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord) => Promise<void>,
+  ): Promise<SubscriptionView> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, id);
+      await work(ctx, site, subscription);
+      return loadView(ctx.tx, site.id, id);
+    });
+  }
+
+  #get(subdomain: string, id: number): Promise<SubscriptionView> {
+    return this.#deps.storage.transaction(async (tx) => loadView(tx, (await loadSite(tx, subdomain)).id, id));
+  }
+}
+
+/** Writes a patch at the subscription's version, recording a state change when the state moves. */
+async function update(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  patch: Parameters<CommandContext['tx']['subscriptions']['updateAtVersion']>[3],
+): Promise<SubscriptionRecord> {
+  const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, { ...patch, updatedAt: ctx.now });
+  if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+  if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
+  return moved;
+}
+
+/** Records `subscription_state_change` with the previous state. */
+export function recordStateChange(ctx: CommandContext, subscription: SubscriptionRecord, previous: SubscriptionState): void {
+  ctx.record({
+    siteId: subscription.siteId,
+    key: 'subscription_state_change',
+    subjectType: 'subscription',
+    subjectId: subscription.id,
+    payload: { subscription: { id: subscription.id, state: subscription.state, previous_state: previous } },
+  });
+}
+
+/** Cancels a subscription now (also used by dunning and delayed cancellation). */
+export async function cancelNow(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  method: CancellationMethod,
+  message: string | null,
+): Promise<SubscriptionRecord> {
+  const to = transition(subscription.state, 'cancel');
+  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, undefined, ctx.now);
+  return update(ctx, site, subscription, {
+    state: to,
+    canceledAt: ctx.now,
+    cancellationMessage: message,
+    cancellationMethod: method,
+    cancelAtEndOfPeriod: false,
+    delayedCancelAt: null,
+    nextAssessmentAt: null,
+    data: { ...subscription.data, stateBeforeCancel: subscription.state },
+  });
+}
+
+/** Moves a subscription off hold and schedules the charge of a new period starting now. */
+export async function resumeInCommand(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<SubscriptionRecord> {
+  transition(subscription.state, 'resume');
+  const moved = await update(ctx, site, subscription, {
+    state: 'active',
+    periodAnchorAt: ctx.now,
+    currentPeriodStartedAt: ctx.now,
+    currentPeriodEndsAt: ctx.now,
+    nextAssessmentAt: ctx.now,
+    data: { ...subscription.data, anchorIndex: subscription.periodIndex + 1, resumedAt: ctx.now.toISOString() },
+  });
+  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['auto_resume'], ctx.now);
+  await scheduleRenewalAt(ctx, moved, ctx.now);
+  return moved;
+}

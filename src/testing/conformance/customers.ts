@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict';
+import { customerFixture, isConflict, paymentProfileFixture } from './billing-fixtures.js';
+import { at, newSiteFixture, type SectionContext, T0 } from './harness.js';
+
+/** Cases for customers and their payment profiles. */
+export function customerCases({ api, storage }: SectionContext): void {
+  const { describe, it } = api;
+  describe('customers', () => {
+    it('inserts a customer at version 1 and finds it by id and by reference, fields exact', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cus-find')));
+      const input = customerFixture(site.id, {
+        reference: 'ref-1',
+        organization: 'Analytical Engines',
+        createdAt: at(T0, 1),
+        updatedAt: at(T0, 2),
+      });
+      const created = await storage().transaction((tx) => tx.customers.insert(input));
+      assert.equal(created.version, 1);
+      assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
+      const { id: _id, version: _version, ...fields } = created;
+      assert.deepEqual(fields, input);
+      await storage().transaction(async (tx) => {
+        const byId = await tx.customers.findById(site.id, created.id);
+        assert.deepEqual(byId, created);
+        assert.deepEqual(await tx.customers.findByReference(site.id, 'ref-1'), created);
+        assert.equal(byId?.updatedAt.getTime(), at(T0, 2).getTime(), 'instants keep millisecond precision');
+        assert.deepEqual(byId?.address, input.address, 'address nulls survive');
+        assert.equal(await tx.customers.findById(site.id, 987_654), undefined);
+        assert.equal(await tx.customers.findByReference(site.id, 'ref-2'), undefined);
+      });
+    });
+
+    it('refuses a taken reference within a site; null references and other sites never conflict', async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-dup-a')),
+        await tx.sites.insert(newSiteFixture('cus-dup-b')),
+      ]);
+      const first = await storage().transaction((tx) => tx.customers.insert(customerFixture(a.id, { reference: 'r' })));
+      await assert.rejects(
+        storage().transaction((tx) => tx.customers.insert(customerFixture(a.id, { reference: 'r', firstName: 'Dup' }))),
+        isConflict,
+      );
+      const nulls = await storage().transaction(async (tx) => [
+        await tx.customers.insert(customerFixture(a.id, { reference: null })),
+        await tx.customers.insert(customerFixture(a.id, { reference: null })),
+      ]);
+      assert.equal(nulls.length, 2);
+      const onB = await storage().transaction((tx) => tx.customers.insert(customerFixture(b.id, { reference: 'r' })));
+      await storage().transaction(async (tx) => {
+        assert.equal((await tx.customers.findByReference(a.id, 'r'))?.id, first.id);
+        assert.equal((await tx.customers.findByReference(b.id, 'r'))?.id, onB.id);
+        const listed = await tx.customers.list(a.id, { page: 1, perPage: 50 });
+        assert.deepEqual(
+          listed.map((c) => [c.reference, c.firstName]),
+          [
+            ['r', 'Ada'],
+            [null, 'Ada'],
+            [null, 'Ada'],
+          ],
+          'the refused customer left nothing behind',
+        );
+      });
+    });
+
+    it('updates only at the expected version, bumps it, and frees a reference it changes', async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-ver-a')),
+        await tx.sites.insert(newSiteFixture('cus-ver-b')),
+      ]);
+      const customer = await storage().transaction((tx) =>
+        tx.customers.insert(customerFixture(a.id, { reference: 'old' })),
+      );
+      const later = at(T0, 5_000 + 7);
+      const address = { address: null, address2: 'Apt 2', city: null, state: null, zip: null, country: 'GB' };
+      const updated = await storage().transaction((tx) =>
+        tx.customers.updateAtVersion(a.id, customer.id, 1, {
+          email: 'new@example.com',
+          reference: 'new',
+          phone: null,
+          address,
+          updatedAt: later,
+        }),
+      );
+      assert.equal(updated?.version, 2);
+      assert.equal(updated?.email, 'new@example.com');
+      assert.equal(updated?.firstName, 'Ada', 'fields outside the patch stay');
+      assert.equal(updated?.phone, null);
+      assert.deepEqual(updated?.address, address);
+      assert.equal(updated?.createdAt.getTime(), T0.getTime());
+      assert.equal(updated?.updatedAt.getTime(), later.getTime());
+
+      assert.equal(
+        await storage().transaction((tx) => tx.customers.updateAtVersion(a.id, customer.id, 1, { email: 'stale@x' })),
+        undefined,
+      );
+      assert.equal(
+        await storage().transaction((tx) => tx.customers.updateAtVersion(a.id, 987_654, 1, { email: 'x@x' })),
+        undefined,
+      );
+      assert.equal(
+        await storage().transaction((tx) => tx.customers.updateAtVersion(b.id, customer.id, 2, { email: 'b@x' })),
+        undefined,
+        'another site cannot update it',
+      );
+      await storage().transaction(async (tx) => {
+        assert.deepEqual(await tx.customers.findById(a.id, customer.id), updated);
+        assert.equal(await tx.customers.findByReference(a.id, 'old'), undefined);
+        assert.equal((await tx.customers.findByReference(a.id, 'new'))?.id, customer.id);
+      });
+      const reuse = await storage().transaction((tx) =>
+        tx.customers.insert(customerFixture(a.id, { reference: 'old' })),
+      );
+      assert.equal(reuse.reference, 'old', 'a reference given up is free again');
+      const same = await storage().transaction((tx) =>
+        tx.customers.updateAtVersion(a.id, customer.id, 2, { reference: 'new', lastName: 'Byron' }),
+      );
+      assert.equal(same?.version, 3, 'keeping its own reference is no conflict');
+    });
+
+    it('refuses an update to a taken reference and changes nothing', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cus-upd-dup')));
+      const [holder, mover] = await storage().transaction(async (tx) => [
+        await tx.customers.insert(customerFixture(site.id, { reference: 'taken' })),
+        await tx.customers.insert(customerFixture(site.id, { reference: 'mine', firstName: 'Mover' })),
+      ]);
+      assert.ok(holder && mover);
+      await assert.rejects(
+        storage().transaction((tx) =>
+          tx.customers.updateAtVersion(site.id, mover.id, 1, { reference: 'taken', firstName: 'Changed' }),
+        ),
+        isConflict,
+      );
+      await storage().transaction(async (tx) => {
+        assert.deepEqual(await tx.customers.findById(site.id, mover.id), mover);
+        assert.equal((await tx.customers.findByReference(site.id, 'taken'))?.id, holder.id);
+      });
+    });
+
+    it("lists a site's customers one page at a time in id order", async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-page-a')),
+        await tx.sites.insert(newSiteFixture('cus-page-b')),
+      ]);
+      const ids = await storage().transaction(async (tx) => {
+        const out: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          // Names descend while ids ascend, and another site's customers interleave, so only id order per site fits.
+          out.push((await tx.customers.insert(customerFixture(a.id, { lastName: `N${9 - i}` }))).id);
+          await tx.customers.insert(customerFixture(b.id));
+        }
+        return out;
+      });
+      const page = async (n: number, perPage = 2) =>
+        (await storage().transaction((tx) => tx.customers.list(a.id, { page: n, perPage }))).map((c) => c.id);
+      assert.deepEqual(await page(1), ids.slice(0, 2));
+      assert.deepEqual(await page(2), ids.slice(2, 4));
+      assert.deepEqual(await page(3), ids.slice(4));
+      assert.deepEqual(await page(4), []);
+      assert.deepEqual(await page(1, 10), ids);
+      assert.equal((await storage().transaction((tx) => tx.customers.list(b.id, { page: 1, perPage: 10 }))).length, 5);
+    });
+
+    it('deletes a customer with its payment profiles, and only that', async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-del-a')),
+        await tx.sites.insert(newSiteFixture('cus-del-b')),
+      ]);
+      const seeded = await storage().transaction(async (tx) => {
+        const gone = await tx.customers.insert(customerFixture(a.id));
+        const kept = await tx.customers.insert(customerFixture(a.id));
+        return {
+          gone,
+          kept,
+          goneProfiles: [
+            await tx.customers.insertPaymentProfile(paymentProfileFixture(gone, { vaultToken: 'g1' })),
+            await tx.customers.insertPaymentProfile(paymentProfileFixture(gone, { vaultToken: 'g2' })),
+          ],
+          keptProfile: await tx.customers.insertPaymentProfile(paymentProfileFixture(kept)),
+        };
+      });
+      assert.equal(await storage().transaction((tx) => tx.customers.delete(b.id, seeded.gone.id)), false);
+      assert.deepEqual(
+        await storage().transaction((tx) => tx.customers.findById(a.id, seeded.gone.id)),
+        seeded.gone,
+        'another site cannot delete it',
+      );
+      assert.equal(await storage().transaction((tx) => tx.customers.delete(a.id, seeded.gone.id)), true);
+      assert.equal(await storage().transaction((tx) => tx.customers.delete(a.id, seeded.gone.id)), false);
+      assert.equal(await storage().transaction((tx) => tx.customers.delete(a.id, 987_654)), false);
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.customers.findById(a.id, seeded.gone.id), undefined);
+        for (const profile of seeded.goneProfiles) {
+          assert.equal(await tx.customers.findPaymentProfile(a.id, profile.id), undefined);
+        }
+        assert.deepEqual(await tx.customers.findById(a.id, seeded.kept.id), seeded.kept);
+        assert.deepEqual(await tx.customers.findPaymentProfile(a.id, seeded.keptProfile.id), seeded.keptProfile);
+      });
+    });
+
+    it('inserts, finds and updates payment profiles, addresses exact, within the site', async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-pp-a')),
+        await tx.sites.insert(newSiteFixture('cus-pp-b')),
+      ]);
+      const customer = await storage().transaction((tx) => tx.customers.insert(customerFixture(a.id)));
+      const input = paymentProfileFixture(customer, { customerVaultToken: 'cus_9', updatedAt: at(T0, 3) });
+      const profile = await storage().transaction((tx) => tx.customers.insertPaymentProfile(input));
+      assert.ok(Number.isSafeInteger(profile.id) && profile.id > 0);
+      const { id: _id, ...fields } = profile;
+      assert.deepEqual(fields, input);
+      assert.deepEqual(await storage().transaction((tx) => tx.customers.findPaymentProfile(a.id, profile.id)), profile);
+
+      const billingAddress = {
+        address: '2 High St',
+        address2: null,
+        city: null,
+        state: 'CA',
+        zip: null,
+        country: null,
+      };
+      const changed = at(T0, 9_000 + 9);
+      const updated = await storage().transaction((tx) =>
+        tx.customers.updatePaymentProfile(a.id, profile.id, {
+          lastFour: '4242',
+          expirationMonth: 1,
+          expirationYear: 2031,
+          customerVaultToken: null,
+          billingAddress,
+          updatedAt: changed,
+        }),
+      );
+      assert.equal(updated?.lastFour, '4242');
+      assert.equal(updated?.vaultToken, 'tok_1', 'fields outside the patch stay');
+      assert.equal(updated?.customerVaultToken, null);
+      assert.deepEqual(updated?.billingAddress, billingAddress);
+      assert.equal(updated?.updatedAt.getTime(), changed.getTime());
+      assert.deepEqual(await storage().transaction((tx) => tx.customers.findPaymentProfile(a.id, profile.id)), updated);
+
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.customers.findPaymentProfile(b.id, profile.id), undefined);
+        assert.equal(await tx.customers.updatePaymentProfile(b.id, profile.id, { lastFour: '0000' }), undefined);
+        assert.equal(await tx.customers.updatePaymentProfile(a.id, 987_654, { lastFour: '0000' }), undefined);
+        assert.equal(await tx.customers.findPaymentProfile(a.id, 987_654), undefined);
+      });
+      assert.equal(
+        (await storage().transaction((tx) => tx.customers.findPaymentProfile(a.id, profile.id)))?.lastFour,
+        '4242',
+        "another site's update changed nothing",
+      );
+    });
+
+    it('keeps customers to their site and hands out copies', async () => {
+      const [a, b] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('cus-ten-a')),
+        await tx.sites.insert(newSiteFixture('cus-ten-b')),
+      ]);
+      const customer = await storage().transaction((tx) =>
+        tx.customers.insert(customerFixture(a.id, { reference: 'x' })),
+      );
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.customers.findById(b.id, customer.id), undefined);
+        assert.equal(await tx.customers.findByReference(b.id, 'x'), undefined);
+        assert.deepEqual(await tx.customers.list(b.id, { page: 1, perPage: 10 }), []);
+      });
+      (customer.address as { city: string | null }).city = 'mutated';
+      const read = await storage().transaction((tx) => tx.customers.findById(a.id, customer.id));
+      assert.ok(read);
+      (read as { email: string }).email = 'mutated';
+      const again = await storage().transaction((tx) => tx.customers.findById(a.id, customer.id));
+      assert.equal(again?.address.city, 'Springfield');
+      assert.equal(again?.email, 'ada@example.com');
+    });
+  });
+}

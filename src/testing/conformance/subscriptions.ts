@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import type { SubscriptionFilter, SubscriptionRecord } from '../../ports/storage.js';
+import {
+  customerFixture,
+  DAY,
+  paymentProfileFixture,
+  productFixture,
+  seedBillingSite,
+  subscriptionFixture,
+  termsFixture,
+} from './billing-fixtures.js';
+import { at, type SectionContext, T0 } from './harness.js';
+
+/** Every instant field of a subscription, nullable or not, to check each keeps its milliseconds. */
+const DATE_FIELDS = [
+  'periodAnchorAt',
+  'currentPeriodStartedAt',
+  'currentPeriodEndsAt',
+  'nextAssessmentAt',
+  'trialStartedAt',
+  'trialEndedAt',
+  'activatedAt',
+  'canceledAt',
+  'expiresAt',
+  'delayedCancelAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof SubscriptionRecord)[];
+
+/** A nested extension document with every JSON kind, so a codec that drops or coerces any shows. */
+const DATA = {
+  dunning: { attempt: 2, lastError: null, notified: true, skipped: false },
+  pendingChange: { productId: 7, at: '2026-04-01T00:00:00.000Z' },
+  tags: ['a', 1, null, false],
+  ratio: 0.25,
+};
+
+/** Cases for subscriptions. */
+export function subscriptionCases({ api, storage }: SectionContext): void {
+  const { describe, it } = api;
+  describe('subscriptions', () => {
+    it('inserts and finds a subscription with every instant to the millisecond and JSON fields exact', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-find');
+      const profile = await storage().transaction((tx) =>
+        tx.customers.insertPaymentProfile(paymentProfileFixture(customer)),
+      );
+      // Every instant set, each with its own millisecond, so any one truncated or swapped shows.
+      const input = subscriptionFixture(customer, product, {
+        paymentProfileId: profile.id,
+        state: 'trialing',
+        periodAnchorAt: at(T0, 11),
+        periodIndex: 3,
+        currentPeriodStartedAt: at(T0, 12),
+        currentPeriodEndsAt: at(T0, 14 * DAY + 13),
+        nextAssessmentAt: at(T0, 14 * DAY + 14),
+        trialStartedAt: at(T0, 15),
+        trialEndedAt: at(T0, 14 * DAY + 16),
+        activatedAt: at(T0, 17),
+        canceledAt: at(T0, 18),
+        expiresAt: at(T0, 365 * DAY + 19),
+        delayedCancelAt: at(T0, 20 * DAY + 20),
+        cancelAtEndOfPeriod: true,
+        cancellationMessage: 'Too pricey',
+        cancellationMethod: 'merchant_ui',
+        signupRevenueInCents: 0,
+        couponCodes: ['SPRING', 'VIP'],
+        referralCode: 'ref-abc',
+        data: DATA,
+        createdAt: at(T0, 21),
+        updatedAt: at(T0, 22),
+      });
+      const created = await storage().transaction((tx) => tx.subscriptions.insert(input));
+      assert.equal(created.version, 1);
+      assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
+      const { id: _id, version: _version, ...fields } = created;
+      assert.deepEqual(fields, input);
+      const found = await storage().transaction((tx) => tx.subscriptions.findById(site.id, created.id));
+      assert.deepEqual(found, created);
+      assert.ok(found);
+      for (const field of DATE_FIELDS) {
+        const value: Date | null = found[field];
+        assert.ok(value instanceof Date, `${field} is a Date`);
+        assert.equal(value.getTime(), input[field]?.getTime(), `${field} keeps millisecond precision`);
+      }
+      assert.deepEqual(found.couponCodes, ['SPRING', 'VIP'], 'coupon order is kept');
+      assert.deepEqual(found.data, DATA);
+      assert.equal(await storage().transaction((tx) => tx.subscriptions.findById(site.id, 987_654)), undefined);
+    });
+
+    it('round-trips a subscription whose nullable fields are null and whose lists are empty', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-nulls');
+      const input = subscriptionFixture(customer, product, { nextAssessmentAt: null, activatedAt: null });
+      const created = await storage().transaction((tx) => tx.subscriptions.insert(input));
+      const found = await storage().transaction((tx) => tx.subscriptions.findById(site.id, created.id));
+      assert.deepEqual(found, created);
+      for (const field of DATE_FIELDS) {
+        assert.equal(found?.[field]?.getTime() ?? null, input[field]?.getTime() ?? null, field);
+      }
+      assert.equal(found?.nextAssessmentAt, null);
+      assert.equal(found?.paymentProfileId, null);
+      assert.equal(found?.cancelAtEndOfPeriod, false);
+      assert.deepEqual(found?.couponCodes, []);
+      assert.deepEqual(found?.data, {});
+    });
+
+    it('updates only at the expected version, bumps it and applies the patch exactly', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-ver');
+      const other = await seedBillingSite(storage(), 'sub-ver-other');
+      const sub = await storage().transaction((tx) => tx.subscriptions.insert(subscriptionFixture(customer, product)));
+      const canceledAt = at(T0, 2 * DAY + 123);
+      const updated = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, sub.id, 1, {
+          state: 'cancelled',
+          canceledAt,
+          nextAssessmentAt: null,
+          couponCodes: ['BYE'],
+          data: { reason: { code: 'x', final: true } },
+          updatedAt: canceledAt,
+        }),
+      );
+      assert.equal(updated?.version, 2);
+      assert.equal(updated?.state, 'cancelled');
+      assert.equal(updated?.canceledAt?.getTime(), canceledAt.getTime());
+      assert.equal(updated?.nextAssessmentAt, null, 'a date can be cleared');
+      assert.deepEqual(updated?.couponCodes, ['BYE']);
+      assert.deepEqual(updated?.data, { reason: { code: 'x', final: true } });
+      assert.equal(
+        updated?.currentPeriodEndsAt.getTime(),
+        sub.currentPeriodEndsAt.getTime(),
+        'fields outside the patch stay',
+      );
+      assert.equal(updated?.createdAt.getTime(), T0.getTime());
+
+      const stale = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, sub.id, 1, { state: 'active' }),
+      );
+      assert.equal(stale, undefined);
+      assert.equal(
+        await storage().transaction((tx) => tx.subscriptions.updateAtVersion(site.id, 987_654, 1, { state: 'active' })),
+        undefined,
+      );
+      assert.equal(
+        await storage().transaction((tx) =>
+          tx.subscriptions.updateAtVersion(other.site.id, sub.id, 2, { state: 'active' }),
+        ),
+        undefined,
+        'another site cannot update it',
+      );
+      assert.deepEqual(await storage().transaction((tx) => tx.subscriptions.findById(site.id, sub.id)), updated);
+    });
+
+    it('lists newest first, filtered by states, product and customer, one page at a time', async () => {
+      const { site, family, product, customer } = await seedBillingSite(storage(), 'sub-list');
+      const other = await seedBillingSite(storage(), 'sub-list-other');
+      const { product2, customer2 } = await storage().transaction(async (tx) => ({
+        product2: (await tx.catalog.insertProduct(productFixture(family, 'second'), termsFixture())).product,
+        customer2: await tx.customers.insert(customerFixture(site.id)),
+      }));
+      const ids = await storage().transaction(async (tx) => {
+        const add = async (c: typeof customer, p: typeof product, state: SubscriptionRecord['state']) =>
+          (await tx.subscriptions.insert(subscriptionFixture(c, p, { state }))).id;
+        const s1 = await add(customer, product, 'active');
+        await tx.subscriptions.insert(subscriptionFixture(other.customer, other.product));
+        const s2 = await add(customer2, product, 'past_due');
+        const s3 = await add(customer, product2, 'cancelled');
+        const s4 = await add(customer2, product2, 'active');
+        const s5 = await add(customer, product, 'trialing');
+        return { s1, s2, s3, s4, s5 };
+      });
+      const list = async (filter: SubscriptionFilter, page = 1, perPage = 50) =>
+        (await storage().transaction((tx) => tx.subscriptions.list(site.id, filter, { page, perPage }))).map(
+          (s) => s.id,
+        );
+      const { s1, s2, s3, s4, s5 } = ids;
+      assert.deepEqual(await list({}), [s5, s4, s3, s2, s1], "newest first, only the site's own");
+      assert.deepEqual(await list({ states: ['active', 'past_due'] }), [s4, s2, s1]);
+      assert.deepEqual(await list({ states: ['expired'] }), []);
+      assert.deepEqual(await list({ productId: product2.id }), [s4, s3]);
+      assert.deepEqual(await list({ customerId: customer.id }), [s5, s3, s1]);
+      assert.deepEqual(await list({ customerId: customer2.id, productId: product.id }), [s2]);
+      assert.deepEqual(await list({ customerId: customer.id, states: ['active', 'trialing'] }), [s5, s1]);
+      assert.deepEqual(await list({}, 1, 2), [s5, s4]);
+      assert.deepEqual(await list({}, 2, 2), [s3, s2]);
+      assert.deepEqual(await list({}, 3, 2), [s1]);
+      assert.deepEqual(await list({}, 4, 2), []);
+      assert.deepEqual(await list({ customerId: customer.id }, 2, 2), [s1], 'pages count filtered rows');
+    });
+
+    it("counts a customer's subscriptions", async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-count');
+      const other = await seedBillingSite(storage(), 'sub-count-other');
+      const customer2 = await storage().transaction((tx) => tx.customers.insert(customerFixture(site.id)));
+      await storage().transaction(async (tx) => {
+        await tx.subscriptions.insert(subscriptionFixture(customer, product));
+        await tx.subscriptions.insert(subscriptionFixture(customer, product, { state: 'cancelled' }));
+        await tx.subscriptions.insert(subscriptionFixture(other.customer, other.product));
+      });
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.subscriptions.countForCustomer(site.id, customer.id), 2, 'every state counts');
+        assert.equal(await tx.subscriptions.countForCustomer(site.id, customer2.id), 0);
+        assert.equal(await tx.subscriptions.countForCustomer(other.site.id, customer.id), 0);
+        assert.equal(await tx.subscriptions.countForCustomer(other.site.id, other.customer.id), 1);
+      });
+    });
+
+    it('keeps subscriptions to their site and hands out copies', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-ten');
+      const other = await seedBillingSite(storage(), 'sub-ten-other');
+      const sub = await storage().transaction((tx) =>
+        tx.subscriptions.insert(subscriptionFixture(customer, product, { couponCodes: ['A'], data: { n: { v: 1 } } })),
+      );
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.subscriptions.findById(other.site.id, sub.id), undefined);
+        assert.deepEqual(await tx.subscriptions.list(other.site.id, {}, { page: 1, perPage: 10 }), []);
+        assert.deepEqual(
+          await tx.subscriptions.list(other.site.id, { customerId: customer.id }, { page: 1, perPage: 10 }),
+          [],
+        );
+      });
+      (sub.couponCodes as string[]).push('B');
+      const read = await storage().transaction((tx) => tx.subscriptions.findById(site.id, sub.id));
+      assert.ok(read);
+      (read.data as { n: { v: number } }).n.v = 2;
+      read.currentPeriodEndsAt.setTime(0);
+      const again = await storage().transaction((tx) => tx.subscriptions.findById(site.id, sub.id));
+      assert.deepEqual(again?.couponCodes, ['A']);
+      assert.deepEqual(again?.data, { n: { v: 1 } });
+      assert.equal(again?.currentPeriodEndsAt.getTime(), at(T0, 30 * DAY + 2).getTime());
+    });
+  });
+}
