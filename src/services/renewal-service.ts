@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { nextPeriod } from '../domain/subscription/periods.js';
+import { transition } from '../domain/subscription/state-machine.js';
 import { BillingError } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
-import { transition } from '../domain/subscription/state-machine.js';
-import type { DueWorkKind, DueWorkRecord, PaymentAttemptRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
-import { cancelNow, type CancellationMethod, recordStateChange, resumeInCommand } from './lifecycle-service.js';
-import { runCommand } from './command-runner.js';
+import type {
+  DueWorkKind,
+  DueWorkRecord,
+  PaymentAttemptRecord,
+  ProductTerms,
+  SiteRecord,
+  SubscriptionRecord,
+  SubscriptionState,
+} from '../ports/storage.js';
+import { type CommandContext, runCommand } from './command-runner.js';
+import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { line, recordPayment, type SubscriptionDeps } from './subscription-service.js';
@@ -24,30 +32,45 @@ export interface RunDueOptions {
   readonly subjectId?: number;
 }
 
-/** What a `runDue` call did. */
+/** What a `runDue` call did. `processed` counts every item; the others say what came of them. */
 export interface RunDueSummary {
   readonly processed: number;
+  /** Renewal and trial-end notices recorded. */
+  readonly notices: number;
   readonly renewed: number;
   readonly declined: number;
   readonly failed: number;
   readonly errors: number;
 }
 
+type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice';
+
 /** States whose subscriptions renew at the end of their period. */
 const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'];
 
-const LEASE_MS = 5 * 60_000;
+/** States in dunning: a retry collects the balance. */
+const DUNNING: readonly SubscriptionState[] = ['past_due', 'soft_failure'];
 
 /** The kinds of due work this service runs. */
-const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume'];
+const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume', 'dunning_retry', 'notice'];
 
-/** How long after an unanswered charge its renewal is looked at again (by key, never re-charged blindly). */
+const LEASE_MS = 5 * 60_000;
+
+/** How long after an unanswered charge it is looked at again (by key, never re-charged blindly). */
 const UNKNOWN_RETRY_MS = 60 * 60_000;
+
+/** A charge prepared in the first step: the committed attempt and what to settle afterwards. */
+interface PreparedCharge {
+  readonly attempt: PaymentAttemptRecord;
+  readonly purpose: 'renewal' | 'dunning';
+}
 
 /**
  * Due work: claims what is due in time order and processes each item in its own transactions.
  * Each item happens at its due instant (its ledger lines and events carry that instant), so one
- * jump of the clock gives the same ledger as many small steps.
+ * jump of the clock gives the same ledger as many small steps. Payments follow DESIGN §3: the
+ * attempt is committed with a deterministic key, the gateway is called outside any transaction,
+ * and the outcome is committed; an item interrupted between the steps resumes from the attempt.
  */
 export class RenewalService {
   readonly #deps: SubscriptionDeps;
@@ -61,7 +84,7 @@ export class RenewalService {
   async runDue(options: RunDueOptions = {}): Promise<RunDueSummary> {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
-    const summary = { processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
+    const summary = { processed: 0, notices: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
     for (;;) {
       const left = options.limit === undefined ? batchSize : Math.min(batchSize, options.limit - summary.processed);
       if (left <= 0) break;
@@ -82,10 +105,11 @@ export class RenewalService {
       for (const item of batch) {
         summary.processed += 1;
         try {
-          const outcome = item.kind === 'auto_resume' ? await this.#autoResume(item) : await this.#renew(item);
+          const outcome = await this.#process(item);
           if (outcome === 'renewed') summary.renewed += 1;
           else if (outcome === 'declined') summary.declined += 1;
           else if (outcome === 'failed') summary.failed += 1;
+          else if (outcome === 'notice') summary.notices += 1;
         } catch (error) {
           summary.errors += 1;
           // The item stays claimed; its lease lapses and a later run retries it.
@@ -101,166 +125,425 @@ export class RenewalService {
     return this.runDue({ siteId, subjectId, until: this.#deps.clock.now() });
   }
 
+  #process(item: DueWorkRecord): Promise<Outcome> {
+    switch (item.kind) {
+      case 'renewal':
+        return this.#renew(item);
+      case 'dunning_retry':
+        return this.#retry(item);
+      case 'auto_resume':
+        return this.#autoResume(item);
+      case 'notice':
+        return this.#notice(item);
+      default:
+        return this.#at<Outcome>(item, async (ctx) => {
+          await this.#complete(ctx, item);
+          return 'skipped';
+        });
+    }
+  }
+
+  /** Runs `work` as a command that happens at the item's due instant. */
+  #at<T>(item: DueWorkRecord, work: (ctx: CommandContext) => Promise<T>): Promise<T> {
+    return runCommand({ ...this.#deps, clock: { now: () => item.dueAt } }, work);
+  }
+
+  async #complete(ctx: CommandContext, item: DueWorkRecord): Promise<void> {
+    await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+  }
+
   /** Resumes a subscription on hold at its automatic resume instant; its new period is then due. */
-  async #autoResume(item: DueWorkRecord): Promise<'skipped'> {
-    const deps = { ...this.#deps, clock: { now: () => item.dueAt } };
-    await runCommand(deps, async (ctx) => {
+  #autoResume(item: DueWorkRecord): Promise<Outcome> {
+    return this.#at<Outcome>(item, async (ctx) => {
       const site = await ctx.tx.sites.findById(item.siteId);
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (site && subscription?.state === 'on_hold') await resumeInCommand(ctx, site, subscription);
-      await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+      await this.#complete(ctx, item);
+      return 'skipped';
     });
-    return 'skipped';
   }
 
   /**
-   * One renewal in three steps (DESIGN §3): (1) charge the new period and commit a payment
-   * attempt with the key `renewal:<subscription>:<period>`; (2) call the gateway outside any
-   * transaction; (3) commit the outcome. A crash between steps is resumed from the stored attempt.
+   * Records `upcoming_renewal_notice` (or `trial_end_notice`) three days ahead, unless the
+   * renewal it announces was moved or the subscription stopped renewing since.
    */
-  async #renew(item: DueWorkRecord): Promise<'renewed' | 'declined' | 'failed' | 'skipped' | 'pending'> {
+  #notice(item: DueWorkRecord): Promise<Outcome> {
+    return this.#at<Outcome>(item, async (ctx) => {
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      const renewalAt = String(item.payload.renewalAt);
+      const still =
+        subscription !== undefined &&
+        RENEWING.includes(subscription.state) &&
+        subscription.nextAssessmentAt?.toISOString() === renewalAt &&
+        subscription.periodIndex + 1 === Number(item.payload.periodIndex);
+      if (still) {
+        const version = await ctx.tx.catalog.findProductVersion(item.siteId, subscription.productId, subscription.productVersion);
+        const trial = subscription.state === 'trialing';
+        ctx.record({
+          siteId: item.siteId,
+          key: trial ? 'trial_end_notice' : 'upcoming_renewal_notice',
+          subjectType: 'subscription',
+          subjectId: subscription.id,
+          payload: {
+            subscription: { id: subscription.id, state: subscription.state, next_assessment_at: renewalAt },
+            estimated_renewal_amount_in_cents: version?.terms.priceInCents ?? 0,
+            email_sent: false,
+            message: trial ? 'Trial ends within 3 days' : 'Renewal within 3 days',
+          },
+        });
+      }
+      await this.#complete(ctx, item);
+      return 'notice';
+    });
+  }
+
+  /**
+   * One renewal: step 1 charges the new period (or ends the subscription: delayed cancel,
+   * expiration, a trial ending without a card) and commits a payment attempt keyed
+   * `renewal:<subscription>:<period>`; step 2 calls the gateway; step 3 settles.
+   */
+  async #renew(item: DueWorkRecord): Promise<Outcome> {
     const periodIndex = Number(item.payload.periodIndex);
     const key = `renewal:${item.subjectId}:${periodIndex}`;
-    const deps = { ...this.#deps, clock: { now: () => item.dueAt } };
-    const prepared = await runCommand(deps, async (ctx) => {
-      const site = await ctx.tx.sites.findById(item.siteId);
-      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+    const prepared = await this.#at(item, async (ctx): Promise<PreparedCharge | Outcome> => {
       const existing = await ctx.tx.payments.findByKey(item.siteId, key);
-      if (existing) return { kind: 'pay' as const, attempt: existing, subscription: subscription! };
+      if (existing) return { attempt: existing, purpose: 'renewal' };
+      const site = await ctx.tx.sites.findById(item.siteId);
+      let subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!site || !subscription || !RENEWING.includes(subscription.state) || subscription.periodIndex >= periodIndex) {
-        await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
-        return { kind: 'skipped' as const };
+        await this.#complete(ctx, item);
+        return 'skipped';
       }
       if (subscription.cancelAtEndOfPeriod) {
         const method = (subscription.data.pendingCancellationMethod as CancellationMethod | undefined) ?? 'merchant_api';
         await cancelNow(ctx, site, subscription, method, subscription.cancellationMessage);
-        await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
-        return { kind: 'skipped' as const };
+        await this.#complete(ctx, item);
+        return 'skipped';
       }
-      const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
-      if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
-      const period = nextPeriod(subscription, version.terms, site.timeZone, site.settings.periodRule);
-      const advanced = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
+      if (subscription.expiresAt !== null && subscription.expiresAt.getTime() <= ctx.now.getTime()) {
+        await this.#expire(ctx, site, subscription);
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
+      subscription = await this.#applyDelayedProductChange(ctx, site, subscription);
+      const terms = await this.#terms(ctx, subscription);
+      const endingTrial = subscription.state === 'trialing';
+      if (endingTrial && subscription.paymentProfileId === null && !terms.requireCreditCard) {
+        // A no-obligation trial without a card ends unless existing credit covers the price.
+        const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
+        if (balance + terms.priceInCents > 0) {
+          const ended = await this.#move(ctx, subscription, transition(subscription.state, 'trial_ended_without_payment'), {
+            nextAssessmentAt: null,
+          });
+          await ctx.tx.dueWork.cancelFor(site.id, ended.id, undefined, ctx.now);
+          await this.#complete(ctx, item);
+          return 'skipped';
+        }
+      }
+      const period = nextPeriod(subscription, terms, site.timeZone, site.settings.periodRule);
+      const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
         periodIndex: period.index,
         currentPeriodStartedAt: period.start,
         currentPeriodEndsAt: period.end,
         nextAssessmentAt: period.end,
-        // A trial ends when its first paid period starts, whatever the payment gives.
-        state: subscription.state === 'trialing' ? 'active' : subscription.state,
         activatedAt: subscription.activatedAt ?? ctx.now,
-        updatedAt: ctx.now,
       });
-      if (!advanced) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
-      const memo = `${version.terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
-      await ctx.tx.ledger.append([line(advanced, 'charge', 'baseline', version.terms.priceInCents, memo, ctx.now, { periodIndex: period.index })]);
-      if (subscription.state === 'trialing') recordStateChange(ctx, advanced, 'trialing');
-      const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
-      if (balance <= 0 || advanced.paymentProfileId === null) {
-        await this.#finish(ctx, item, advanced, balance <= 0);
-        return { kind: balance <= 0 ? ('renewed' as const) : ('failed' as const) };
+      const memo = `${terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
+      const charges = [line(advanced, 'charge', 'baseline', terms.priceInCents, memo, ctx.now, { periodIndex: period.index })];
+      if (endingTrial && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
+        charges.push(line(advanced, 'charge', 'initial', terms.initialChargeInCents!, `${terms.name} setup fee`, ctx.now, { periodIndex: period.index }));
       }
-      const attempt = await ctx.tx.payments.insert({
-        siteId: site.id,
-        subscriptionId: subscription.id,
-        customerId: subscription.customerId,
-        idempotencyKey: key,
-        amountInCents: balance,
-        currency: site.currency,
-        purpose: 'renewal',
-        status: 'pending',
-        gatewayTransactionId: null,
-        message: null,
-        transactionId: null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
-      return { kind: 'pay' as const, attempt, subscription: advanced };
+      await ctx.tx.ledger.append(charges);
+      const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
+      if (balance <= 0) {
+        await this.#finishRenewal(ctx, item, site, advanced, true);
+        return 'renewed';
+      }
+      if (advanced.state === 'unpaid' || advanced.paymentProfileId === null) {
+        // No automatic collection: unpaid accrues; a missing card is a failed renewal.
+        await this.#failRenewal(ctx, item, site, advanced, advanced.state === 'unpaid' ? 'unpaid' : 'declined', 'No payment method on file.');
+        return 'failed';
+      }
+      return { attempt: await this.#attempt(ctx, site, advanced, key, balance, 'renewal'), purpose: 'renewal' };
     });
-    if (prepared.kind !== 'pay') return prepared.kind;
-
-    const result = await this.#charge(prepared.attempt, prepared.subscription);
-    return runCommand(deps, async (ctx) => {
+    if (typeof prepared === 'string') return prepared;
+    const result = await this.#charge(prepared.attempt);
+    return this.#at(item, async (ctx) => {
+      const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!subscription) throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its renewal.`);
-      const message = result.outcome === 'success' ? null : result.message;
-      const status = result.outcome === 'success' ? 'succeeded' : result.outcome === 'declined' ? 'declined' : result.outcome === 'error' ? 'failed' : 'unknown';
-      if (status === 'unknown') {
-        // No answer from the gateway: keep the attempt and retry the item later; the retry
-        // looks the key up at the gateway before it would charge.
-        await ctx.tx.payments.update(item.siteId, prepared.attempt.id, { status, message, updatedAt: ctx.now });
-        const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
-        await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
-        return 'pending' as const;
-      }
+      if (result.outcome === 'unknown') return this.#unknown(ctx, item, prepared.attempt, result.message);
       if (result.outcome === 'success') {
-        const [payment] = await ctx.tx.ledger.append([
-          line(subscription, 'payment', null, prepared.attempt.amountInCents, `Payment for renewal`, ctx.now, {
-            success: true,
-            gatewayTransactionId: result.transactionId,
-          }),
-        ]);
-        await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
-          status,
-          gatewayTransactionId: result.transactionId,
-          transactionId: payment!.id,
-          updatedAt: ctx.now,
-        });
-        let settled = subscription;
-        if (subscription.state !== 'active') {
-          const moved = await ctx.tx.subscriptions.updateAtVersion(item.siteId, subscription.id, subscription.version, {
-            state: transition(subscription.state, 'renewal_paid'),
-            updatedAt: ctx.now,
-          });
-          if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
-          recordStateChange(ctx, moved, subscription.state);
-          settled = moved;
-        }
-        recordPayment(ctx, settled, payment!, true);
-        await this.#finish(ctx, item, settled, true);
-        return 'renewed' as const;
+        const settled = await this.#recordPaid(ctx, site, subscription, prepared.attempt, result.transactionId, 'renewal_paid');
+        await this.#finishRenewal(ctx, item, site, settled, true);
+        return 'renewed';
       }
-      await ctx.tx.payments.update(item.siteId, prepared.attempt.id, { status, message, updatedAt: ctx.now });
-      const state: SubscriptionState = transition(subscription.state, result.outcome === 'declined' ? 'renewal_declined' : 'renewal_error');
-      const moved = await ctx.tx.subscriptions.updateAtVersion(item.siteId, subscription.id, subscription.version, { state, updatedAt: ctx.now });
-      if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
-      if (subscription.state !== state) recordStateChange(ctx, moved, subscription.state);
-      ctx.record({
-        siteId: item.siteId,
-        key: 'payment_failure',
-        subjectType: 'subscription',
-        subjectId: subscription.id,
-        payload: { subscription: { id: subscription.id, state }, message },
+      await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
+        status: result.outcome === 'declined' ? 'declined' : 'failed',
+        message: result.message,
+        updatedAt: ctx.now,
       });
-      await this.#finish(ctx, item, moved, false);
-      return result.outcome === 'declined' ? ('declined' as const) : ('failed' as const);
+      await this.#failRenewal(ctx, item, site, subscription, result.outcome === 'declined' ? 'declined' : 'error', result.message);
+      return result.outcome === 'declined' ? 'declined' : 'failed';
     });
   }
 
-  async #charge(attempt: PaymentAttemptRecord, subscription: SubscriptionRecord): Promise<ChargeResult> {
-    if (attempt.status === 'succeeded' && attempt.gatewayTransactionId) return { outcome: 'success', transactionId: attempt.gatewayTransactionId };
-    const profileId = subscription.paymentProfileId;
-    const profile =
-      profileId === null
-        ? undefined
-        : await this.#deps.storage.transaction((tx) => tx.customers.findPaymentProfile(subscription.siteId, profileId));
-    if (!profile) return { outcome: 'error', message: 'No payment profile on file.' };
-    return chargeAttempt(this.#deps.gateway, attempt, profile, `Renewal of subscription ${subscription.id}`);
+  /**
+   * A dunning retry: collects the balance of a past-due subscription. Success returns it to
+   * active (a `payment_success`, never a `renewal_success`); after the last failed retry the
+   * site's final action applies (cancel, or mark unpaid).
+   */
+  async #retry(item: DueWorkRecord): Promise<Outcome> {
+    const attemptNo = Number(item.payload.attempt);
+    const key = `dunning:${item.subjectId}:${item.payload.periodIndex}:${attemptNo}`;
+    const prepared = await this.#at(item, async (ctx): Promise<PreparedCharge | Outcome> => {
+      const existing = await ctx.tx.payments.findByKey(item.siteId, key);
+      if (existing) return { attempt: existing, purpose: 'dunning' };
+      const site = await ctx.tx.sites.findById(item.siteId);
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (!site || !subscription || !DUNNING.includes(subscription.state)) {
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
+      const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
+      if (balance <= 0) {
+        await this.#move(ctx, subscription, transition(subscription.state, 'balance_settled'), {});
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
+      if (subscription.paymentProfileId === null) {
+        await this.#dunningFailed(ctx, item, site, subscription, attemptNo, 'No payment method on file.');
+        return 'failed';
+      }
+      return { attempt: await this.#attempt(ctx, site, subscription, key, balance, 'dunning'), purpose: 'dunning' };
+    });
+    if (typeof prepared === 'string') return prepared;
+    const result = await this.#charge(prepared.attempt);
+    return this.#at(item, async (ctx) => {
+      const site = (await ctx.tx.sites.findById(item.siteId))!;
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (!subscription) throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during a retry.`);
+      if (result.outcome === 'unknown') return this.#unknown(ctx, item, prepared.attempt, result.message);
+      if (result.outcome === 'success') {
+        await this.#recordPaid(ctx, site, subscription, prepared.attempt, result.transactionId, 'balance_settled');
+        await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+        await this.#complete(ctx, item);
+        return 'renewed';
+      }
+      await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
+        status: result.outcome === 'declined' ? 'declined' : 'failed',
+        message: result.message,
+        updatedAt: ctx.now,
+      });
+      await this.#dunningFailed(ctx, item, site, subscription, attemptNo, result.message);
+      return result.outcome === 'declined' ? 'declined' : 'failed';
+    });
   }
 
-  async #finish(
-    ctx: import('./command-runner.js').CommandContext,
+  async #dunningFailed(
+    ctx: CommandContext,
     item: DueWorkRecord,
+    site: SiteRecord,
     subscription: SubscriptionRecord,
-    success: boolean,
+    attemptNo: number,
+    message: string,
   ): Promise<void> {
     ctx.record({
-      siteId: item.siteId,
+      siteId: site.id,
+      key: 'payment_failure',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { subscription: { id: subscription.id, state: subscription.state }, message },
+    });
+    await this.#scheduleDunning(ctx, site, subscription, attemptNo + 1, Number(item.payload.periodIndex));
+    await this.#complete(ctx, item);
+  }
+
+  /**
+   * Schedules retry `attemptNo` of the dunning cycle, or applies the site's final action when the
+   * retries are used up (`retryCount` retries follow the failed renewal; 0 means act at once).
+   */
+  async #scheduleDunning(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord, attemptNo: number, periodIndex: number): Promise<void> {
+    const { retryCount, retryIntervalHours, finalAction } = site.settings.dunning;
+    ctx.record({
+      siteId: site.id,
+      key: 'dunning_step_reached',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { subscription: { id: subscription.id, state: subscription.state }, dunning: { attempt: attemptNo, of: retryCount } },
+    });
+    if (attemptNo <= retryCount) {
+      await ctx.tx.dueWork.schedule({
+        siteId: site.id,
+        kind: 'dunning_retry',
+        subjectId: subscription.id,
+        dueAt: new Date(ctx.now.getTime() + retryIntervalHours * 3_600_000),
+        uniqueKey: `dunning:${subscription.id}:${periodIndex}:${attemptNo}`,
+        payload: { attempt: attemptNo, periodIndex },
+      });
+      return;
+    }
+    if (finalAction === 'canceled') {
+      await cancelNow(ctx, site, subscription, 'dunning', 'Canceled by dunning: payment could not be collected.');
+    } else {
+      await this.#move(ctx, subscription, transition(subscription.state, 'dunning_exhausted_unpaid'), {});
+    }
+  }
+
+  async #finishRenewal(ctx: CommandContext, item: DueWorkRecord, site: SiteRecord, subscription: SubscriptionRecord, success: boolean): Promise<void> {
+    ctx.record({
+      siteId: site.id,
       key: success ? 'renewal_success' : 'renewal_failure',
       subjectType: 'subscription',
       subjectId: subscription.id,
       payload: { subscription: { id: subscription.id, state: subscription.state } },
     });
+    if (success) await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
     await scheduleRenewalAt(ctx, subscription);
-    await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+    await this.#complete(ctx, item);
+  }
+
+  /** A renewal that could not be collected: past due (or soft failure) and dunning, or unpaid accrual. */
+  async #failRenewal(
+    ctx: CommandContext,
+    item: DueWorkRecord,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    cause: 'declined' | 'error' | 'unpaid',
+    message: string,
+  ): Promise<void> {
+    let current = subscription;
+    if (cause !== 'unpaid') {
+      current = await this.#move(ctx, subscription, transition(subscription.state, cause === 'declined' ? 'renewal_declined' : 'renewal_error'), {});
+      ctx.record({
+        siteId: site.id,
+        key: 'payment_failure',
+        subjectType: 'subscription',
+        subjectId: subscription.id,
+        payload: { subscription: { id: subscription.id, state: current.state }, message },
+      });
+    }
+    ctx.record({
+      siteId: site.id,
+      key: 'renewal_failure',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { subscription: { id: current.id, state: current.state }, message },
+    });
+    const inDunning = (await ctx.tx.dueWork.pendingFor(site.id, subscription.id, ['dunning_retry'])).length > 0;
+    if (cause !== 'unpaid' && !inDunning) await this.#scheduleDunning(ctx, site, current, 1, current.periodIndex);
+    // The final action may have canceled it; a canceled subscription schedules nothing more.
+    const after = await ctx.tx.subscriptions.findById(site.id, subscription.id);
+    if (after && RENEWING.includes(after.state)) await scheduleRenewalAt(ctx, after);
+    await this.#complete(ctx, item);
+  }
+
+  /** Ends a subscription whose product expiration has come: no charge at that renewal. */
+  async #expire(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<void> {
+    await this.#move(ctx, subscription, transition(subscription.state, 'expire'), { nextAssessmentAt: null });
+    await ctx.tx.dueWork.cancelFor(site.id, subscription.id, undefined, ctx.now);
+  }
+
+  /** Applies a product change that was delayed to this renewal. */
+  async #applyDelayedProductChange(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<SubscriptionRecord> {
+    const nextProductId = subscription.data.nextProductId;
+    if (typeof nextProductId !== 'number') return subscription;
+    const product = await ctx.tx.catalog.findProduct(site.id, nextProductId);
+    const { nextProductId: _done, ...data } = subscription.data;
+    if (!product) return this.#move(ctx, subscription, subscription.state, { data });
+    const moved = await this.#move(ctx, subscription, subscription.state, { productId: product.id, productVersion: product.currentVersion, data });
+    ctx.record({
+      siteId: site.id,
+      key: 'subscription_product_change',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { previous_product: { id: subscription.productId }, subscription: { id: subscription.id, product: { id: product.id } } },
+    });
+    return moved;
+  }
+
+  async #terms(ctx: CommandContext, subscription: SubscriptionRecord): Promise<ProductTerms> {
+    const version = await ctx.tx.catalog.findProductVersion(subscription.siteId, subscription.productId, subscription.productVersion);
+    if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+    return version.terms;
+  }
+
+  /** Writes a patch at the subscription's version and records the state change if the state moves. */
+  async #move(
+    ctx: CommandContext,
+    subscription: SubscriptionRecord,
+    state: SubscriptionState,
+    patch: Parameters<CommandContext['tx']['subscriptions']['updateAtVersion']>[3],
+  ): Promise<SubscriptionRecord> {
+    const moved = await ctx.tx.subscriptions.updateAtVersion(subscription.siteId, subscription.id, subscription.version, {
+      ...patch,
+      state,
+      updatedAt: ctx.now,
+    });
+    if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
+    if (state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
+    return moved;
+  }
+
+  #attempt(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord, key: string, amountInCents: number, purpose: string): Promise<PaymentAttemptRecord> {
+    return ctx.tx.payments.insert({
+      siteId: site.id,
+      subscriptionId: subscription.id,
+      customerId: subscription.customerId,
+      idempotencyKey: key,
+      amountInCents,
+      currency: site.currency,
+      purpose,
+      status: 'pending',
+      gatewayTransactionId: null,
+      message: null,
+      transactionId: null,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+  }
+
+  /** Records a collected payment and moves the subscription out of dunning when it was in it. */
+  async #recordPaid(
+    ctx: CommandContext,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    attempt: PaymentAttemptRecord,
+    transactionId: string,
+    event: 'renewal_paid' | 'balance_settled',
+  ): Promise<SubscriptionRecord> {
+    const [payment] = await ctx.tx.ledger.append([
+      line(subscription, 'payment', null, attempt.amountInCents, attempt.purpose === 'dunning' ? 'Payment (dunning retry)' : 'Payment for renewal', ctx.now, {
+        success: true,
+        gatewayTransactionId: transactionId,
+      }),
+    ]);
+    await ctx.tx.payments.update(site.id, attempt.id, { status: 'succeeded', gatewayTransactionId: transactionId, transactionId: payment!.id, updatedAt: ctx.now });
+    const settled = subscription.state === 'active' ? subscription : await this.#move(ctx, subscription, transition(subscription.state, event), {});
+    recordPayment(ctx, settled, payment!, true);
+    return settled;
+  }
+
+  /** No answer from the gateway: keep the attempt and look again later, by key, before charging. */
+  async #unknown(ctx: CommandContext, item: DueWorkRecord, attempt: PaymentAttemptRecord, message: string): Promise<Outcome> {
+    await ctx.tx.payments.update(item.siteId, attempt.id, { status: 'unknown', message, updatedAt: ctx.now });
+    const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
+    await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
+    return 'pending';
+  }
+
+  async #charge(attempt: PaymentAttemptRecord): Promise<ChargeResult> {
+    if (attempt.status === 'succeeded' && attempt.gatewayTransactionId) return { outcome: 'success', transactionId: attempt.gatewayTransactionId };
+    if (attempt.status === 'declined' || attempt.status === 'failed') return { outcome: 'declined', message: attempt.message ?? 'Declined.' };
+    const subscriptionId = attempt.subscriptionId;
+    const profile =
+      subscriptionId === null
+        ? undefined
+        : await this.#deps.storage.transaction(async (tx) => {
+            const subscription = await tx.subscriptions.findById(attempt.siteId, subscriptionId);
+            return subscription?.paymentProfileId == null ? undefined : tx.customers.findPaymentProfile(attempt.siteId, subscription.paymentProfileId);
+          });
+    if (!profile) return { outcome: 'error', message: 'No payment profile on file.' };
+    return chargeAttempt(this.#deps.gateway, attempt, profile, `${attempt.purpose} of subscription ${subscriptionId}`);
   }
 }

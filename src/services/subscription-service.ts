@@ -73,6 +73,8 @@ interface SignupPlan {
   readonly periodStart: Date;
   readonly periodEnd: Date;
   readonly trialEndsAt: Date | null;
+  /** From creation, ignoring any trial (reference §9.4). */
+  readonly expiresAt: Date | null;
   readonly charges: readonly { kind: string; amountInCents: number; memo: string }[];
   readonly totalInCents: number;
 }
@@ -180,7 +182,7 @@ export class SubscriptionService {
         trialEndedAt: plan.trialEndsAt,
         activatedAt: plan.state === 'active' ? ctx.now : null,
         canceledAt: null,
-        expiresAt: null,
+        expiresAt: plan.expiresAt,
         delayedCancelAt: null,
         cancelAtEndOfPeriod: false,
         cancellationMessage: null,
@@ -416,7 +418,11 @@ export class SubscriptionService {
     if (totalInCents === 0 && !hasCard && terms.requireCreditCard && terms.priceInCents > 0) {
       throw invalid('Credit card: is required for this product.', 'credit_card');
     }
-    return { site, product: product!, customer, state, anchor, periodIndex, periodStart, periodEnd, trialEndsAt, charges, totalInCents };
+    const expiresAt =
+      terms.expirationInterval !== null && terms.expirationInterval > 0
+        ? addInterval(now, { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' }, 1, site.timeZone)
+        : null;
+    return { site, product: product!, customer, state, anchor, periodIndex, periodStart, periodEnd, trialEndsAt, expiresAt, charges, totalInCents };
   }
 }
 

@@ -43,7 +43,7 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(sub.subscription.signupPaymentId).not.toBeNull();
       f.clock.set('2029-01-31T16:00:00Z');
       const summary = await f.engine.runDue();
-      expect(summary).toEqual({ processed: 12, renewed: 12, declined: 0, failed: 0, errors: 0 });
+      expect(summary).toEqual({ processed: 24, notices: 12, renewed: 12, declined: 0, failed: 0, errors: 0 });
       const expectedDays = ['2028-01-31', '2028-02-29', '2028-03-31', '2028-04-30', '2028-05-31', '2028-06-30', '2028-07-31', '2028-08-31', '2028-09-30', '2028-10-31', '2028-11-30', '2028-12-31', '2029-01-31'];
       const rows = await ledgerRows(f, sub.subscription.id);
       expect(rows).toEqual(
@@ -62,7 +62,7 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(view.subscription.periodIndex).toBe(12);
       expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2029-02-28T15:00:00.000Z');
       expect(f.gateway.charges.size).toBe(13);
-      expect(await f.engine.runDue()).toEqual({ processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 });
+      expect(await f.engine.runDue()).toEqual({ processed: 0, notices: 0, renewed: 0, declined: 0, failed: 0, errors: 0 });
     });
 
     it('gives the same ledger for one clock jump as for daily steps', async () => {
@@ -146,11 +146,11 @@ export function billingScenarios(harness: StorageHarness): void {
       f.engine.on('*', (e) => events.push(e.key));
       f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
       f.clock.set('2028-03-01T00:00:00Z');
-      expect(await f.engine.runDue()).toMatchObject({ processed: 1, declined: 1 });
+      expect(await f.engine.runDue()).toMatchObject({ notices: 1, declined: 1, errors: 0 });
       const view = await acme.subscriptions.get(sub.subscription.id);
       expect(view.subscription.state).toBe('past_due');
       expect(view.balanceInCents).toBe(1000);
-      expect(events).toEqual(['subscription_state_change', 'payment_failure', 'renewal_failure']);
+      expect(events).toEqual(['upcoming_renewal_notice', 'subscription_state_change', 'payment_failure', 'renewal_failure', 'dunning_step_reached']);
       expect((await ledgerRows(f, sub.subscription.id)).at(-1)).toEqual(['2028-02-29', 'charge', 'baseline', 1000, 0, 1000]);
     });
 
@@ -160,10 +160,10 @@ export function billingScenarios(harness: StorageHarness): void {
       const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
       f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'renewal:', charged: true });
       f.clock.set('2028-03-01T00:00:00Z');
-      expect(await f.engine.runDue()).toMatchObject({ processed: 1, renewed: 0 });
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 0, errors: 0 });
       expect((await acme.subscriptions.get(sub.subscription.id)).balanceInCents).toBe(1000);
       f.clock.set('2028-03-01T02:00:00Z');
-      expect(await f.engine.runDue()).toMatchObject({ processed: 1, renewed: 1 });
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
       const view = await acme.subscriptions.get(sub.subscription.id);
       expect(view.balanceInCents).toBe(0);
       expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('renewal:'))).toEqual([`renewal:${sub.subscription.id}:1`]);
@@ -189,6 +189,120 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-03-14T14:00:00.000Z');
     });
 
+    it('retries a declined renewal every 24 hours and cancels after the last retry', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const events: string[] = [];
+      f.engine.on('*', (e) => events.push(e.key));
+      f.gateway.injectFailure({ outcome: 'declined', times: 4 });
+      f.clock.set('2028-03-05T00:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ declined: 4, renewed: 0, errors: 0 });
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription).toMatchObject({ state: 'cancelled', cancellationMethod: 'dunning' });
+      expect(view.subscription.canceledAt?.toISOString()).toBe('2028-03-03T15:00:00.000Z');
+      expect(view.balanceInCents).toBe(1000);
+      expect(events.filter((e) => e === 'dunning_step_reached')).toHaveLength(4);
+      expect(events.filter((e) => e === 'payment_failure')).toHaveLength(4);
+      expect(events).not.toContain('renewal_success');
+      expect(f.gateway.chargeCalls).toBe(5);
+      f.clock.set('2028-06-01T00:00:00Z');
+      expect((await f.engine.runDue()).processed).toBe(0);
+    });
+
+    it('returns to active when a retry pays, without a renewal_success', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const events: string[] = [];
+      f.engine.on('*', (e) => events.push(e.key));
+      f.gateway.injectFailure({ outcome: 'declined', times: 2 });
+      f.clock.set('2028-03-05T00:00:00Z');
+      await f.engine.runDue();
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('active');
+      expect(view.balanceInCents).toBe(0);
+      expect(events.filter((e) => e === 'renewal_success')).toHaveLength(0);
+      expect(events.filter((e) => e === 'payment_success')).toHaveLength(1);
+      expect(await ledgerRows(f, sub.subscription.id)).toEqual([
+        ['2028-01-31', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-01-31', 'payment', null, 1000, 1000, 0],
+        ['2028-02-29', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-03-02', 'payment', null, 1000, 1000, 0],
+      ]);
+      f.clock.set('2028-04-01T00:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 1, declined: 0 });
+    });
+
+    it('marks unpaid after dunning when the site says so, and accrues without collecting', async () => {
+      const f = fixture();
+      await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York', settings: { dunning: { retryCount: 1, finalAction: 'unpaid' } } });
+      const acme = f.engine.site('acme');
+      const family = await acme.catalog.createFamily({ name: 'Plans' });
+      await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.gateway.injectFailure({ outcome: 'declined', times: 2 });
+      f.clock.set('2028-04-01T00:00:00Z');
+      await f.engine.runDue();
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('unpaid');
+      expect(view.balanceInCents).toBe(2000);
+      expect(f.gateway.chargeCalls).toBe(3);
+      expect((await ledgerRows(f, sub.subscription.id)).map((r) => r[1])).toEqual(['charge', 'payment', 'charge', 'charge']);
+    });
+
+    it('ends a no-obligation trial without a card, and sends a payment-expected one into dunning', async () => {
+      const f = fixture();
+      const { acme } = await setup(f, { trialInterval: 7, trialIntervalUnit: 'day', trialPriceInCents: 0, requireCreditCard: false });
+      const free = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' } });
+      expect(free.subscription.state).toBe('trialing');
+      const family = (await acme.catalog.listFamilies())[0]!;
+      await acme.catalog.createProduct(family.id, { name: 'Strict', handle: 'strict', priceInCents: 1000, interval: 1, intervalUnit: 'month', trialInterval: 7, trialIntervalUnit: 'day', trialPriceInCents: 0, requireCreditCard: true });
+      const noCard = await rejection(acme.subscriptions.create({ productHandle: 'strict', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' } }));
+      expect(noCard.message).toBe('Credit card: is required for this product.');
+      // A payment-expected trial whose card declines at the trial end goes past due.
+      const strict = await acme.subscriptions.create({ productHandle: 'strict', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' }, creditCard: { fullNumber: '2', expirationMonth: 1, expirationYear: 2031 } });
+      expect(strict.subscription.state).toBe('trialing');
+      f.clock.set('2028-02-08T00:00:00Z');
+      await f.engine.runDue();
+      expect((await acme.subscriptions.get(free.subscription.id)).subscription.state).toBe('trial_ended');
+      expect(await ledgerRows(f, free.subscription.id)).toEqual([]);
+      const strictView = await acme.subscriptions.get(strict.subscription.id);
+      expect(strictView.subscription.state).toBe('past_due');
+      expect(strictView.balanceInCents).toBe(1000);
+    });
+
+    it('charges a setup fee after the trial when the product says so', async () => {
+      const f = fixture();
+      const { acme } = await setup(f, { trialInterval: 1, trialIntervalUnit: 'month', trialPriceInCents: 100, initialChargeInCents: 2500, initialChargeAfterTrial: true });
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.clock.set('2028-03-01T00:00:00Z');
+      await f.engine.runDue();
+      expect(await ledgerRows(f, sub.subscription.id)).toEqual([
+        ['2028-01-31', 'charge', 'trial', 100, 0, 100],
+        ['2028-01-31', 'payment', null, 100, 100, 0],
+        ['2028-02-29', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-02-29', 'charge', 'initial', 2500, 1000, 3500],
+        ['2028-02-29', 'payment', null, 3500, 3500, 0],
+      ]);
+    });
+
+    it('records an upcoming renewal notice three days ahead, only for the renewal it announces', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const notices: { at: string; payload: Record<string, unknown> }[] = [];
+      f.engine.on('upcoming_renewal_notice', (e) => notices.push({ at: e.occurredAt.toISOString(), payload: e.payload as Record<string, unknown> }));
+      f.clock.set('2028-02-27T00:00:00Z');
+      await f.engine.runDue();
+      expect(notices.map((n) => n.at)).toEqual(['2028-02-26T15:00:00.000Z']);
+      expect(notices[0]!.payload.estimated_renewal_amount_in_cents).toBe(1000);
+      await acme.subscriptions.changeBillingDate(sub.subscription.id, '2028-03-20T15:00:00Z');
+      f.clock.set('2028-03-19T00:00:00Z');
+      await f.engine.runDue();
+      expect(notices.map((n) => n.at)).toEqual(['2028-02-26T15:00:00.000Z', '2028-03-17T15:00:00.000Z']);
+    });
+
     it('imports a subscription with a future billing date without charging now', async () => {
       const f = fixture();
       const { acme } = await setup(f);
@@ -207,6 +321,24 @@ export function billingScenarios(harness: StorageHarness): void {
         ['2028-02-10', 'charge', 'baseline', 1000, 0, 1000],
         ['2028-02-10', 'payment', null, 1000, 1000, 0],
       ]);
+    });
+  });
+
+  describe(`expiration (${harness.name})`, () => {
+    const fixture = useEngine(harness, '2023-01-01T15:00:00Z');
+
+    it('charges ten months and expires at the eleventh renewal without a charge (vector B6)', async () => {
+      const f = fixture();
+      const { acme } = await setup(f, { expirationInterval: 10, expirationIntervalUnit: 'month' });
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      expect(sub.subscription.expiresAt?.toISOString()).toBe('2023-11-01T14:00:00.000Z');
+      f.clock.set('2024-06-01T00:00:00Z');
+      await f.engine.runDue();
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('expired');
+      const charges = (await ledgerRows(f, sub.subscription.id)).filter((r) => r[1] === 'charge').map((r) => r[0]);
+      expect(charges).toEqual(['2023-01-01', '2023-02-01', '2023-03-01', '2023-04-01', '2023-05-01', '2023-06-01', '2023-07-01', '2023-08-01', '2023-09-01', '2023-10-01']);
+      expect(f.gateway.charges.size).toBe(10);
     });
   });
 }
