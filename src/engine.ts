@@ -15,6 +15,7 @@ import type {
 import { CatalogService, type FamilyInput, type ProductInput, type ProductView } from './services/catalog-service.js';
 import { type CustomerInput, CustomerService } from './services/customer-service.js';
 import { type CancelInput, type HoldInput, LifecycleService, type ReactivateInput } from './services/lifecycle-service.js';
+import { type MigrationInput, type MigrationPreview, MigrationService, type ProductChangeInput } from './services/migration-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
 import {
@@ -75,6 +76,9 @@ export interface SiteHandle {
     reactivate(id: number, input?: ReactivateInput): Promise<SubscriptionView>;
     hold(id: number, input?: HoldInput): Promise<SubscriptionView>;
     resume(id: number): Promise<SubscriptionView>;
+    changeProduct(id: number, input: ProductChangeInput | { delayed: true; productId: null }): Promise<SubscriptionView>;
+    migrate(id: number, input: MigrationInput): Promise<SubscriptionView>;
+    previewMigration(id: number, input: MigrationInput): Promise<MigrationPreview>;
   };
 }
 
@@ -128,6 +132,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const subscriptions = new SubscriptionService(deps);
   const renewals = new RenewalService(deps);
   const lifecycle = new LifecycleService(deps, renewals);
+  const migrations = new MigrationService(deps);
 
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
@@ -164,6 +169,9 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
         reactivate: (id, input) => lifecycle.reactivate(subdomain, id, input),
         hold: (id, input) => lifecycle.hold(subdomain, id, input),
         resume: (id) => lifecycle.resume(subdomain, id),
+        changeProduct: (id, input) => migrations.changeProduct(subdomain, id, input),
+        migrate: (id, input) => migrations.migrate(subdomain, id, input),
+        previewMigration: (id, input) => migrations.preview(subdomain, id, input),
       },
     };
   };

@@ -29,6 +29,7 @@ export type {
   SubscriptionView,
 } from './services/subscription-service.js';
 export type { CancellationMethod, CancelInput, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
+export type { MigrationInput, MigrationPreview, ProductChangeInput } from './services/migration-service.js';
 export {
   isAllowedMove,
   LIFECYCLE_EVENTS,

@@ -1,0 +1,342 @@
+import { randomUUID } from 'node:crypto';
+import { prorate } from '../domain/money/index.js';
+import { productInterval } from '../domain/subscription/periods.js';
+import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
+import { BillingError, invalid, notFound } from '../errors.js';
+import type {
+  NewTransaction,
+  PaymentAttemptRecord,
+  ProductRecord,
+  ProductVersionRecord,
+  SiteRecord,
+  StorageTransaction,
+  SubscriptionRecord,
+} from '../ports/storage.js';
+import { runCommand } from './command-runner.js';
+import { recordStateChange } from './lifecycle-service.js';
+import { chargeAttempt } from './payment-runner.js';
+import { scheduleRenewalAt } from './renewal-schedule.js';
+import { loadSite } from './site-service.js';
+import { line, loadSubscription, loadView, recordPayment, type SubscriptionDeps, type SubscriptionView } from './subscription-service.js';
+
+/** Input of a product change without proration (`PUT /subscriptions/{id}` with a product). */
+export interface ProductChangeInput {
+  readonly productHandle?: string;
+  readonly productId?: number;
+  /** Change at the next renewal instead of now. */
+  readonly delayed?: boolean;
+}
+
+/** Input of a prorated migration (reference §5.1). */
+export interface MigrationInput {
+  readonly productHandle?: string;
+  readonly productId?: number;
+  /** A specific version of the target product (default its current one): moves between versions. */
+  readonly productVersion?: number;
+  /** Keep the period dates; the new price is prorated to the rest of the period. */
+  readonly preservePeriod?: boolean;
+  /** Start the target's trial (ignored with `preservePeriod`). */
+  readonly includeTrial?: boolean;
+  /** Charge the target's setup fee. */
+  readonly includeInitialCharge?: boolean;
+  /** Preview only: the instant to prorate at (within the current period); default now. */
+  readonly prorationDate?: Date | string;
+}
+
+/** What a migration costs; a preview returns it and changes nothing. */
+export interface MigrationPreview {
+  /** The credit for unused time on the old product (negative, at least one minor unit when anything was paid). */
+  readonly proratedAdjustmentInCents: number;
+  /** The charge for the new product (full, or prorated with `preservePeriod`, plus a setup fee when included). */
+  readonly chargeInCents: number;
+  /** What the card is charged now: the balance after the credit and the charge, when positive. */
+  readonly paymentDueInCents: number;
+  /** How much of the charge is covered by credit (the proration credit and any existing credit). */
+  readonly creditAppliedInCents: number;
+}
+
+/** The plan of one migration: amounts plus what the commit writes. */
+interface MigrationPlan extends MigrationPreview {
+  readonly site: SiteRecord;
+  readonly subscription: SubscriptionRecord;
+  readonly target: { product: ProductRecord; version: ProductVersionRecord };
+  readonly preservePeriod: boolean;
+  readonly trialEnd: Date | null;
+  readonly setupFeeInCents: number;
+  readonly baseChargeInCents: number;
+}
+
+const MIGRATABLE = ['active', 'trialing', 'trial_ended'] as const;
+
+/**
+ * Product changes: immediate or delayed changes without proration, and prorated migrations with
+ * a preview. Proration is computed over the actual period length to the millisecond; the credit
+ * is at least one minor unit when the period was charged (reference §5.2).
+ */
+export class MigrationService {
+  readonly #deps: SubscriptionDeps;
+
+  constructor(deps: SubscriptionDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Switches the product now (no charge or credit; the new price applies from the next renewal;
+   * `subscription_product_change`), or at the next renewal with `delayed`. `productId: null`
+   * with `delayed` cancels a pending delayed change.
+   */
+  async changeProduct(subdomain: string, id: number, input: ProductChangeInput | { delayed: true; productId: null }): Promise<SubscriptionView> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, id);
+      if (!['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'].includes(subscription.state)) {
+        throw new BillingError('invalid_transition', `The product of a subscription that is ${subscription.state} cannot be changed.`);
+      }
+      if (input.delayed && input.productId === null) {
+        const { nextProductId: _cleared, ...data } = subscription.data;
+        await this.#write(ctx.tx, subscription, { data, updatedAt: ctx.now });
+        return loadView(ctx.tx, site.id, id);
+      }
+      const target = await findTarget(ctx.tx, site.id, input as ProductChangeInput);
+      if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
+        throw invalid('Product: the subscription is already on this product.');
+      }
+      if (input.delayed) {
+        await this.#write(ctx.tx, subscription, { data: { ...subscription.data, nextProductId: target.product.id }, updatedAt: ctx.now });
+        return loadView(ctx.tx, site.id, id);
+      }
+      await this.#write(ctx.tx, subscription, { productId: target.product.id, productVersion: target.version.version, updatedAt: ctx.now });
+      ctx.record({
+        siteId: site.id,
+        key: 'subscription_product_change',
+        subjectType: 'subscription',
+        subjectId: id,
+        payload: { previous_product: { id: subscription.productId }, subscription: { id, product: { id: target.product.id, handle: target.product.handle } } },
+      });
+      return loadView(ctx.tx, site.id, id);
+    });
+  }
+
+  /** What migrating would cost; changes nothing. */
+  async preview(subdomain: string, id: number, input: MigrationInput): Promise<MigrationPreview> {
+    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, id, input, true));
+    return {
+      proratedAdjustmentInCents: plan.proratedAdjustmentInCents,
+      chargeInCents: plan.chargeInCents,
+      paymentDueInCents: plan.paymentDueInCents,
+      creditAppliedInCents: plan.creditAppliedInCents,
+    };
+  }
+
+  /**
+   * Migrates to another product (or another version of this one) with proration: a credit for
+   * the unused time, a charge for the new product, and a payment of what is due, collected before
+   * anything changes. A decline records `upgrade_downgrade_failure` and leaves the subscription as
+   * it was; success records `upgrade_downgrade_success`.
+   */
+  async migrate(subdomain: string, id: number, input: MigrationInput): Promise<SubscriptionView> {
+    if (input.prorationDate !== undefined) throw invalid('Proration date: may only be given to a preview.', 'proration_date');
+    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, id, input, false));
+    let paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined;
+    if (plan.paymentDueInCents > 0) {
+      const profileId = plan.subscription.paymentProfileId;
+      const profile = profileId === null ? undefined : await this.#deps.storage.transaction((tx) => tx.customers.findPaymentProfile(plan.site.id, profileId));
+      if (!profile) {
+        throw invalid(`No credit card was on file for the ${plan.paymentDueInCents} balance.`);
+      }
+      const attempt = await runCommand(this.#deps, ({ tx, now }) =>
+        tx.payments.insert({
+          siteId: plan.site.id,
+          subscriptionId: id,
+          customerId: plan.subscription.customerId,
+          idempotencyKey: `migration:${id}:${randomUUID()}`,
+          amountInCents: plan.paymentDueInCents,
+          currency: plan.site.currency,
+          purpose: 'migration',
+          status: 'pending',
+          gatewayTransactionId: null,
+          message: null,
+          transactionId: null,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+      const result = await chargeAttempt(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
+      if (result.outcome !== 'success') {
+        await runCommand(this.#deps, async (ctx) => {
+          await ctx.tx.payments.update(plan.site.id, attempt.id, {
+            status: result.outcome === 'declined' ? 'declined' : result.outcome === 'error' ? 'failed' : 'unknown',
+            message: result.message,
+            updatedAt: ctx.now,
+          });
+          ctx.record({
+            siteId: plan.site.id,
+            key: 'upgrade_downgrade_failure',
+            subjectType: 'subscription',
+            subjectId: id,
+            payload: { subscription: { id }, previous_product: { id: plan.subscription.productId }, target_product: { id: plan.target.product.id }, message: result.message },
+          });
+        });
+        throw new BillingError(result.outcome === 'declined' ? 'payment_declined' : 'gateway_error', result.message, { data: { attemptId: attempt.id } });
+      }
+      paid = { attempt, transactionId: result.transactionId };
+    }
+    return runCommand(this.#deps, async (ctx) => {
+      const subscription = await loadSubscription(ctx.tx, plan.site.id, id);
+      if (subscription.version !== plan.subscription.version) {
+        throw new BillingError('conflict', 'The subscription changed while the migration was being paid; the payment stays as credit. Try again.');
+      }
+      // A migration that resets the period opens period n+1 now: a trial period up to the trial end
+      // (the anchor for the paid periods after it), or a full period anchored now.
+      const newIndex = subscription.periodIndex + 1;
+      const interval = productInterval(plan.target.version.terms);
+      const reset = plan.preservePeriod
+        ? {}
+        : plan.trialEnd !== null
+          ? {
+              periodIndex: newIndex,
+              periodAnchorAt: plan.trialEnd,
+              currentPeriodStartedAt: ctx.now,
+              currentPeriodEndsAt: plan.trialEnd,
+              nextAssessmentAt: plan.trialEnd,
+              data: { ...subscription.data, anchorIndex: newIndex + 1 },
+              state: 'trialing' as const,
+              trialStartedAt: ctx.now,
+              trialEndedAt: plan.trialEnd,
+            }
+          : (() => {
+              const period = billingPeriod(ctx.now, 0, interval, plan.site.timeZone);
+              return {
+                periodIndex: newIndex,
+                periodAnchorAt: ctx.now,
+                currentPeriodStartedAt: period.start,
+                currentPeriodEndsAt: period.end,
+                nextAssessmentAt: period.end,
+                data: { ...subscription.data, anchorIndex: newIndex },
+              };
+            })();
+      const moved = await this.#write(ctx.tx, subscription, {
+        productId: plan.target.product.id,
+        productVersion: plan.target.version.version,
+        ...reset,
+        updatedAt: ctx.now,
+      });
+      if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
+      const lines: NewTransaction[] = [];
+      if (plan.proratedAdjustmentInCents !== 0) {
+        lines.push(line(moved, 'adjustment', 'prorated', plan.proratedAdjustmentInCents, 'Prorated credit for the unused part of the period', ctx.now));
+      }
+      if (plan.baseChargeInCents > 0) {
+        lines.push(line(moved, 'charge', 'baseline', plan.baseChargeInCents, `${plan.target.version.terms.name} (migration)`, ctx.now, { periodIndex: moved.periodIndex }));
+      }
+      if (plan.setupFeeInCents > 0) lines.push(line(moved, 'charge', 'initial', plan.setupFeeInCents, `${plan.target.version.terms.name} setup fee`, ctx.now));
+      if (paid) {
+        lines.push(line(moved, 'payment', null, paid.attempt.amountInCents, 'Payment for migration', ctx.now, { success: true, gatewayTransactionId: paid.transactionId }));
+      }
+      const written = await ctx.tx.ledger.append(lines);
+      if (paid) {
+        const payment = written.at(-1)!;
+        await ctx.tx.payments.update(plan.site.id, paid.attempt.id, { status: 'succeeded', gatewayTransactionId: paid.transactionId, transactionId: payment.id, updatedAt: ctx.now });
+        recordPayment(ctx, moved, payment, true);
+      }
+      if (!plan.preservePeriod) {
+        await ctx.tx.dueWork.cancelFor(plan.site.id, id, ['renewal', 'notice'], ctx.now);
+        await scheduleRenewalAt(ctx, moved);
+      }
+      ctx.record({
+        siteId: plan.site.id,
+        key: 'upgrade_downgrade_success',
+        subjectType: 'subscription',
+        subjectId: id,
+        payload: { subscription: { id }, previous_product: { id: subscription.productId }, target_product: { id: plan.target.product.id } },
+      });
+      return loadView(ctx.tx, plan.site.id, id);
+    });
+  }
+
+  async #plan(tx: StorageTransaction, subdomain: string, id: number, input: MigrationInput, preview: boolean): Promise<MigrationPlan> {
+    const site = await loadSite(tx, subdomain);
+    const subscription = await loadSubscription(tx, site.id, id);
+    if (input.productHandle === undefined && input.productId === undefined) throw invalid('Product must be specified');
+    if (!(MIGRATABLE as readonly string[]).includes(subscription.state)) {
+      throw invalid(preview ? 'Subscription must be active' : 'This subscription is not eligible for a prorated migration');
+    }
+    let target: { product: ProductRecord; version: ProductVersionRecord };
+    try {
+      target = await findTarget(tx, site.id, input);
+    } catch (error) {
+      if (error instanceof BillingError && error.code === 'not_found') throw invalid('Invalid Product');
+      throw error;
+    }
+    if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
+      throw invalid('Product: the subscription is already on this product and version.');
+    }
+    const now = this.#deps.clock.now();
+    const at = input.prorationDate === undefined ? now : parseInstant(input.prorationDate, site.timeZone, 'Proration date');
+    const start = subscription.currentPeriodStartedAt.getTime();
+    const end = subscription.currentPeriodEndsAt.getTime();
+    if (at.getTime() < start || at.getTime() > end) throw invalid('Proration date: must be within the current period.', 'proration_date');
+    const total = Math.max(1, end - start);
+    const remaining = end - at.getTime();
+    const lines = await tx.ledger.listForSubscription(site.id, id);
+    const chargedForPeriod = lines
+      .filter((l) => l.type === 'charge' && l.periodIndex === subscription.periodIndex && (l.kind === 'baseline' || l.kind === 'trial'))
+      .reduce((sum, l) => sum + l.amountInCents, 0);
+    const credit = chargedForPeriod > 0 ? Math.max(1, prorate(chargedForPeriod, remaining, total)) : 0;
+    const preservePeriod = input.preservePeriod === true;
+    const terms = target.version.terms;
+    const trialEnd =
+      !preservePeriod && input.includeTrial && terms.trialInterval !== null
+        ? addInterval(at, { count: terms.trialInterval, unit: terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone)
+        : null;
+    const baseChargeInCents = trialEnd !== null ? (terms.trialPriceInCents ?? 0) : preservePeriod ? prorate(terms.priceInCents, remaining, total) : terms.priceInCents;
+    const setupFeeInCents = input.includeInitialCharge ? (terms.initialChargeInCents ?? 0) : 0;
+    const chargeInCents = baseChargeInCents + setupFeeInCents;
+    const balance = await tx.ledger.balance(site.id, id);
+    const availableCredit = credit + Math.max(0, -balance);
+    const creditAppliedInCents = Math.min(chargeInCents, availableCredit);
+    const paymentDueInCents = Math.max(0, balance - credit + chargeInCents);
+    return {
+      site,
+      subscription,
+      target,
+      preservePeriod,
+      trialEnd,
+      baseChargeInCents,
+      setupFeeInCents,
+      proratedAdjustmentInCents: -credit,
+      chargeInCents,
+      paymentDueInCents,
+      creditAppliedInCents,
+    };
+  }
+
+  async #write(
+    tx: StorageTransaction,
+    subscription: SubscriptionRecord,
+    patch: Parameters<StorageTransaction['subscriptions']['updateAtVersion']>[3],
+  ): Promise<SubscriptionRecord> {
+    const moved = await tx.subscriptions.updateAtVersion(subscription.siteId, subscription.id, subscription.version, patch);
+    if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+    return moved;
+  }
+}
+
+/** The product a change or migration targets, at the requested or current version. */
+async function findTarget(
+  tx: StorageTransaction,
+  siteId: number,
+  input: { productHandle?: string; productId?: number; productVersion?: number },
+): Promise<{ product: ProductRecord; version: ProductVersionRecord }> {
+  const product =
+    input.productId !== undefined
+      ? await tx.catalog.findProduct(siteId, input.productId)
+      : input.productHandle !== undefined
+        ? await tx.catalog.findProductByHandle(siteId, input.productHandle)
+        : undefined;
+  if (!product) throw notFound('Product', input.productId ?? input.productHandle);
+  if (product.archivedAt !== null) throw invalid('Product: has been archived.');
+  const version = await tx.catalog.findProductVersion(siteId, product.id, input.productVersion ?? product.currentVersion);
+  if (!version) throw invalid(`Product version: ${input.productVersion} does not exist for this product.`, 'product_version');
+  return { product, version };
+}
