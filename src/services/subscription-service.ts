@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { balanceDelta } from '../domain/ledger/balance-delta.js';
-import { addInterval, endOfLocalDay, parseInstant, parseLocalDate } from '../domain/time/index.js';
+import { prorate } from '../domain/money/index.js';
+import {
+  addInterval,
+  assertSnapDay,
+  endOfLocalDay,
+  firstSnapPeriodEnd,
+  parseInstant,
+  parseLocalDate,
+  type SnapDay,
+  snapBoundary,
+} from '../domain/time/index.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { billingPeriod } from '../domain/time/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
@@ -46,6 +56,11 @@ export interface CreateSubscriptionInput {
   readonly creditCard?: CreditCardInput;
   /** In the future: no charge now (imports, custom trials). In the past: billed from then, now. */
   readonly nextBillingAt?: Date | string;
+  /**
+   * Calendar billing: renew at 12:00 local on this day (1-28, or `end` for the month's last day).
+   * Monthly products without trial or expiration only; the first period is prorated (reference §9.3).
+   */
+  readonly snapDay?: number | 'end';
 }
 
 /** A subscription as reads return it. */
@@ -75,6 +90,7 @@ interface SignupPlan {
   readonly trialEndsAt: Date | null;
   /** From creation, ignoring any trial (reference §9.4). */
   readonly expiresAt: Date | null;
+  readonly snapDay: SnapDay | undefined;
   readonly charges: readonly { kind: string; amountInCents: number; memo: string }[];
   readonly totalInCents: number;
 }
@@ -191,7 +207,7 @@ export class SubscriptionService {
         signupRevenueInCents: plan.totalInCents,
         couponCodes: [],
         referralCode: null,
-        data: {},
+        data: plan.snapDay === undefined ? {} : { snapDay: plan.snapDay },
         createdAt: ctx.now,
         updatedAt: ctx.now,
       });
@@ -380,6 +396,20 @@ export class SubscriptionService {
     const now = this.#deps.clock.now();
     const nextBillingAt =
       input.nextBillingAt === undefined ? undefined : errors.capture(() => parseInstant(input.nextBillingAt, site.timeZone, 'Next billing at'));
+    const snapDay =
+      input.snapDay === undefined
+        ? undefined
+        : errors.capture(() => {
+            assertSnapDay(input.snapDay);
+            return input.snapDay as SnapDay;
+          });
+    if (snapDay !== undefined && product) {
+      const t = product.version.terms;
+      if (t.interval !== 1 || t.intervalUnit !== 'month') errors.add('Snap day: calendar billing needs a product billed every 1 month.', 'snap_day');
+      if (t.trialInterval !== null) errors.add('Snap day: calendar billing cannot be used with a trial.', 'snap_day');
+      if (t.expirationInterval !== null) errors.add('Snap day: calendar billing cannot be used with an expiration.', 'snap_day');
+      if (input.nextBillingAt !== undefined) errors.add('Snap day: cannot be combined with next billing at.', 'snap_day');
+    }
     errors.throwIfAny();
     const terms = product!.version.terms;
     const interval = productInterval(terms);
@@ -390,7 +420,17 @@ export class SubscriptionService {
     let periodStart: Date;
     let periodEnd: Date;
     let trialEndsAt: Date | null = null;
-    if (nextBillingAt !== undefined && nextBillingAt.getTime() > now.getTime()) {
+    if (snapDay !== undefined) {
+      // The first period runs to the next snap (a full period when that is within 24 hours).
+      anchor = firstSnapPeriodEnd(now, snapDay, site.timeZone);
+      periodStart = now;
+      periodEnd = anchor;
+      const full = snapBoundary(now, snapDay, site.timeZone).getTime() !== anchor.getTime();
+      const previousSnap = snapBoundary(new Date(anchor.getTime() - 32 * 86_400_000), snapDay, site.timeZone);
+      const amount = full ? terms.priceInCents : prorate(terms.priceInCents, anchor.getTime() - now.getTime(), anchor.getTime() - previousSnap.getTime());
+      charges.push({ kind: 'baseline', amountInCents: amount, memo: `${terms.name} (${describePeriod(now, anchor)}${full ? '' : ', prorated'})` });
+      if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
+    } else if (nextBillingAt !== undefined && nextBillingAt.getTime() > now.getTime()) {
       // An import or custom trial: nothing is charged until the given instant.
       anchor = nextBillingAt;
       periodIndex = -1;
@@ -422,7 +462,7 @@ export class SubscriptionService {
       terms.expirationInterval !== null && terms.expirationInterval > 0
         ? addInterval(now, { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' }, 1, site.timeZone)
         : null;
-    return { site, product: product!, customer, state, anchor, periodIndex, periodStart, periodEnd, trialEndsAt, expiresAt, charges, totalInCents };
+    return { site, product: product!, customer, state, anchor, periodIndex, periodStart, periodEnd, trialEndsAt, expiresAt, snapDay, charges, totalInCents };
   }
 }
 

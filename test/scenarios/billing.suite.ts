@@ -341,4 +341,50 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(f.gateway.charges.size).toBe(10);
     });
   });
+
+  describe(`calendar billing (${harness.name})`, () => {
+    const fixture = useEngine(harness, '2027-06-02T19:00:00Z');
+    const local = (iso: string) => new Date(iso).toLocaleString('sv-SE', { timeZone: 'America/New_York' });
+    // Reference §9.3: the first charge runs to the next snap at 12:00 local, prorated over the
+    // snap-to-snap month it falls in; within 24 hours before a snap it is a full period instead.
+    const cases: [string, number | 'end', string, number, string][] = [
+      // signup (local), snap day, expected period end (local), expected charge, why
+      ['2027-06-02 15:00', 15, '2027-06-15 12:00', Math.round((3000 * (12 * 24 + 21) * 3600) / (31 * 86_400)), 'prorated Jun 2 - Jun 15 of May 15 - Jun 15'],
+      ['2027-06-14 15:00', 15, '2027-07-15 12:00', 3000, 'within 24 h of the snap: full period'],
+      ['2027-06-15 12:01', 15, '2027-07-15 12:00', Math.round((3000 * (30 * 86_400 - 60)) / (30 * 86_400)), 'prorated Jun 15 12:01 - Jul 15'],
+      ['2027-06-02 15:00', 'end', '2027-06-30 12:00', Math.round((3000 * (27 * 24 + 21) * 3600) / (30 * 86_400)), 'prorated to Jun 30 of May 31 - Jun 30'],
+      ['2027-06-29 15:00', 'end', '2027-07-31 12:00', 3000, 'within 24 h of the snap: full period'],
+    ];
+    for (const [signup, snapDay, end, charge, why] of cases) {
+      it(`snap ${snapDay}, signup ${signup}: ${why}`, async () => {
+        const f = fixture();
+        f.clock.set(new Date(`${signup.replace(' ', 'T')}:00-04:00`));
+        const { acme } = await setup(f, { priceInCents: 3000 });
+        const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay });
+        expect(local(sub.subscription.currentPeriodEndsAt.toISOString())).toBe(`${end}:00`);
+        const [first] = await acme.subscriptions.transactions(sub.subscription.id);
+        expect(first?.amountInCents).toBe(charge);
+        f.clock.set('2027-10-01T00:00:00Z');
+        await f.engine.runDue();
+        const ends = (await acme.subscriptions.transactions(sub.subscription.id)).filter((l) => l.type === 'charge').slice(1).map((l) => local(l.createdAt.toISOString()));
+        const day = snapDay === 'end' ? ['2027-06-30', '2027-07-31', '2027-08-31', '2027-09-30'] : ['2027-06-15', '2027-07-15', '2027-08-15', '2027-09-15'];
+        expect(ends).toEqual(day.filter((d) => `${d} 12:00:00` >= `${end}:00`).map((d) => `${d} 12:00:00`));
+      });
+    }
+
+    it('refuses calendar billing with a trial, a non-monthly product or a billing date', async () => {
+      const f = fixture();
+      const { acme } = await setup(f, { trialInterval: 7, trialIntervalUnit: 'day' });
+      const error = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay: 31, nextBillingAt: '2027-07-01' }),
+      );
+      expect(error.messages).toEqual([
+        "Snap day: must be a number between 1 and 28 or 'end'.",
+      ]);
+      const more = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay: 3, nextBillingAt: '2027-07-01' }),
+      );
+      expect(more.messages).toEqual(['Snap day: calendar billing cannot be used with a trial.', 'Snap day: cannot be combined with next billing at.']);
+    });
+  });
 }

@@ -1,5 +1,5 @@
 import type { ProductTerms, SiteSettings } from '../../ports/storage.js';
-import { billingPeriod, type Interval, stickyNextBoundary } from '../time/index.js';
+import { billingPeriod, type Interval, type SnapDay, snapBoundary, stickyNextBoundary } from '../time/index.js';
 
 /** The billing interval of a product version. */
 export function productInterval(terms: ProductTerms): Interval {
@@ -29,10 +29,22 @@ export function nextPeriod(
   rule: SiteSettings['periodRule'],
 ): { index: number; start: Date; end: Date } {
   const index = current.periodIndex + 1;
+  const snapDay = snapDayOf(current);
+  if (snapDay !== undefined) {
+    // Calendar billing: every period ends at 12:00 local on the snap day of the next month.
+    const start = current.currentPeriodEndsAt;
+    return { index, start, end: snapBoundary(start, snapDay, zone) };
+  }
   if (rule === 'sticky') {
     const start = current.currentPeriodEndsAt;
     return { index, start, end: stickyNextBoundary(start, productInterval(terms), zone) };
   }
   const period = billingPeriod(current.periodAnchorAt, index - anchorIndexOf(current), productInterval(terms), zone);
   return { index, start: period.start, end: period.end };
+}
+
+/** The calendar-billing snap day of a subscription, if it has one (kept in its data document). */
+export function snapDayOf(subscription: { data: Readonly<Record<string, unknown>> }): SnapDay | undefined {
+  const value = subscription.data.snapDay;
+  return value === 'end' || (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 28) ? value : undefined;
 }
