@@ -3,29 +3,20 @@ import { systemClock } from './clock.js';
 import type { BillingEventMap, EventKey } from './events.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
-import type {
-  AddressFields,
-  CustomerRecord,
-  PaymentProfileRecord,
-  ProductFamilyRecord,
-  SiteRecord,
-  Storage,
-  TransactionRecord,
-} from './ports/storage.js';
-import { CatalogService, type FamilyInput, type ProductInput, type ProductView } from './services/catalog-service.js';
-import { type CustomerInput, CustomerService } from './services/customer-service.js';
-import { type CancelInput, type HoldInput, LifecycleService, type ReactivateInput } from './services/lifecycle-service.js';
-import { type MigrationInput, type MigrationPreview, MigrationService, type ProductChangeInput } from './services/migration-service.js';
+import type { SiteRecord, Storage } from './ports/storage.js';
+import { CatalogService } from './services/catalog-service.js';
+import { ComponentService } from './services/component-service.js';
+import { CouponService } from './services/coupon-service.js';
+import { CustomerService } from './services/customer-service.js';
+import { LedgerService } from './services/ledger-service.js';
+import { LifecycleService } from './services/lifecycle-service.js';
+import { MetafieldService } from './services/metafield-service.js';
+import { MigrationService } from './services/migration-service.js';
+import { NoteService } from './services/note-service.js';
+import { ReferralService } from './services/referral-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
-import {
-  type CreateSubscriptionInput,
-  type CreditCardInput,
-  type SubscriptionDeps,
-  type SubscriptionListQuery,
-  SubscriptionService,
-  type SubscriptionView,
-} from './services/subscription-service.js';
+import { type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
 import { createTestGateway } from './test-gateway.js';
 
 /** Options of {@link createBillingEngine}. */
@@ -39,6 +30,54 @@ export interface BillingEngineOptions {
 }
 
 /**
+ * The methods `K` of a service whose first parameter is the site's subdomain, with that parameter
+ * bound: what a site handle exposes. The service's own signature is the single source of truth.
+ */
+export type Bound<S, K extends keyof S> = {
+  readonly [P in K]: S[P] extends (subdomain: string, ...args: infer A) => infer R ? (...args: A) => R : never;
+};
+
+function bind<S extends object, K extends keyof S>(service: S, subdomain: string, keys: readonly K[]): Bound<S, K> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const method = service[key] as unknown as (subdomain: string, ...args: unknown[]) => unknown;
+    out[key as string] = (...args: unknown[]) => method.call(service, subdomain, ...args);
+  }
+  return out as Bound<S, K>;
+}
+
+const CATALOG = [
+  'createFamily',
+  'getFamily',
+  'listFamilies',
+  'updateFamily',
+  'createProduct',
+  'updateProduct',
+  'getProduct',
+  'listProducts',
+  'archiveProduct',
+  'unarchiveProduct',
+] as const;
+const COMPONENTS = ['create', 'update', 'archive', 'unarchive', 'get', 'list', 'price'] as const;
+const COUPONS = ['create', 'update', 'archive', 'get', 'findByCode', 'list', 'validate'] as const;
+const METAFIELDS = [
+  'createFields',
+  'updateField',
+  'deleteField',
+  'listFields',
+  'setMetadata',
+  'updateMetadata',
+  'listMetadata',
+  'deleteMetadata',
+] as const;
+const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete'] as const;
+const SUBSCRIPTIONS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
+const LIFECYCLE = ['changeBillingDate', 'cancel', 'cancelAtEndOfPeriod', 'undoCancelAtEndOfPeriod', 'reactivate', 'hold', 'resume'] as const;
+const MIGRATIONS = ['changeProduct', 'migrate'] as const;
+const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
+const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
+
+/**
  * A handle on one site: every operation through it is confined to that site's records, so code
  * holding it cannot reach another tenant's data by id.
  */
@@ -46,40 +85,25 @@ export interface SiteHandle {
   readonly subdomain: string;
   /** The site's current record. */
   info(): Promise<SiteRecord>;
-  readonly catalog: {
-    createFamily(input: FamilyInput): Promise<ProductFamilyRecord>;
-    listFamilies(): Promise<ProductFamilyRecord[]>;
-    createProduct(familyId: number, input: ProductInput): Promise<ProductView>;
-    updateProduct(productId: number, input: ProductInput): Promise<ProductView>;
-    getProduct(idOrHandle: number | string): Promise<ProductView>;
-  };
-  readonly customers: {
-    create(input: CustomerInput): Promise<CustomerRecord>;
-    get(id: number): Promise<CustomerRecord>;
-    update(id: number, input: CustomerInput): Promise<CustomerRecord>;
-    list(page?: number, perPage?: number): Promise<CustomerRecord[]>;
-    delete(id: number): Promise<void>;
-  };
-  readonly paymentProfiles: {
-    update(id: number, input: Partial<CreditCardInput> & { billingAddress?: Partial<AddressFields> }): Promise<PaymentProfileRecord>;
-  };
-  readonly subscriptions: {
-    create(input: CreateSubscriptionInput): Promise<SubscriptionView>;
-    get(id: number): Promise<SubscriptionView>;
-    list(query?: SubscriptionListQuery): Promise<SubscriptionView[]>;
-    transactions(id: number): Promise<TransactionRecord[]>;
-    updateCard(id: number, card: CreditCardInput & { billingAddress?: Partial<AddressFields> }): Promise<SubscriptionView>;
-    changeBillingDate(id: number, nextBillingAt: Date | string): Promise<SubscriptionView>;
-    cancel(id: number, input?: CancelInput): Promise<SubscriptionView>;
-    cancelAtEndOfPeriod(id: number, input?: Omit<CancelInput, 'cancelAtEndOfPeriod'>): Promise<SubscriptionView>;
-    undoCancelAtEndOfPeriod(id: number): Promise<SubscriptionView>;
-    reactivate(id: number, input?: ReactivateInput): Promise<SubscriptionView>;
-    hold(id: number, input?: HoldInput): Promise<SubscriptionView>;
-    resume(id: number): Promise<SubscriptionView>;
-    changeProduct(id: number, input: ProductChangeInput | { delayed: true; productId: null }): Promise<SubscriptionView>;
-    migrate(id: number, input: MigrationInput): Promise<SubscriptionView>;
-    previewMigration(id: number, input: MigrationInput): Promise<MigrationPreview>;
-  };
+  /** Product families and versioned products. */
+  readonly catalog: Bound<CatalogService, (typeof CATALOG)[number]>;
+  /** Components with pricing schemes, versioned by price. */
+  readonly components: Bound<ComponentService, (typeof COMPONENTS)[number]>;
+  readonly coupons: Bound<CouponService, (typeof COUPONS)[number]>;
+  /** Custom fields of customers and subscriptions, and their values. */
+  readonly metafields: Bound<MetafieldService, (typeof METAFIELDS)[number]>;
+  readonly customers: Bound<CustomerService, (typeof CUSTOMERS)[number]>;
+  readonly paymentProfiles: { update: Bound<SubscriptionService, 'updatePaymentProfile'>['updatePaymentProfile'] };
+  /** Signup, reads, lifecycle, product changes and migrations. */
+  readonly subscriptions: Bound<SubscriptionService, (typeof SUBSCRIPTIONS)[number]> &
+    Bound<LifecycleService, (typeof LIFECYCLE)[number]> &
+    Bound<MigrationService, (typeof MIGRATIONS)[number]> & {
+      previewMigration: Bound<MigrationService, 'preview'>['preview'];
+    };
+  /** One-time charges, adjustments, credits, external payments, refunds and the transaction list. */
+  readonly ledger: Bound<LedgerService, (typeof LEDGER)[number]>;
+  readonly notes: Bound<NoteService, (typeof NOTES)[number]>;
+  readonly referrals: Bound<ReferralService, 'validate'>;
 }
 
 /** The billing engine: sites, their site-scoped handles, due work and in-process events. */
@@ -93,7 +117,7 @@ export interface BillingEngine {
   site(subdomain: string): SiteHandle;
   /** A handle on the site whose API key this is; throws `unauthorized` otherwise. */
   authenticate(subdomain: string, apiKey: string): Promise<SiteHandle>;
-  /** Processes all due work (renewals, ...) up to `until` (default now), in due order. */
+  /** Processes all due work (renewals, retries, notices, ...) up to `until` (default now), in due order. */
   runDue(options?: RunDueOptions): Promise<RunDueSummary>;
   /** Listens to committed events of one key, or `*` for all. Returns a function that stops listening. */
   on<K extends EventKey>(key: K | '*', listener: (event: BillingEventMap[K]) => void): () => void;
@@ -128,9 +152,15 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   };
   const sites = new SiteService(deps);
   const catalog = new CatalogService(deps);
+  const components = new ComponentService(deps);
+  const coupons = new CouponService(deps);
+  const metafields = new MetafieldService(deps);
   const customers = new CustomerService(deps);
   const subscriptions = new SubscriptionService(deps);
-  const renewals = new RenewalService(deps);
+  const ledger = new LedgerService(deps);
+  const notes = new NoteService(deps);
+  const referrals = new ReferralService(deps);
+  const renewals = new RenewalService(deps, { reconcile: (work) => ledger.reconcile(work) });
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
 
@@ -139,40 +169,21 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
     return {
       subdomain,
       info: () => sites.get(subdomain),
-      catalog: {
-        createFamily: (input) => catalog.createFamily(subdomain, input),
-        listFamilies: () => catalog.listFamilies(subdomain),
-        createProduct: (familyId, input) => catalog.createProduct(subdomain, familyId, input),
-        updateProduct: (productId, input) => catalog.updateProduct(subdomain, productId, input),
-        getProduct: (idOrHandle) => catalog.getProduct(subdomain, idOrHandle),
-      },
-      customers: {
-        create: (input) => customers.create(subdomain, input),
-        get: (id) => customers.get(subdomain, id),
-        update: (id, input) => customers.update(subdomain, id, input),
-        list: (page, perPage) => customers.list(subdomain, page, perPage),
-        delete: (id) => customers.delete(subdomain, id),
-      },
-      paymentProfiles: {
-        update: (id, input) => subscriptions.updatePaymentProfile(subdomain, id, input),
-      },
+      catalog: bind(catalog, subdomain, CATALOG),
+      components: bind(components, subdomain, COMPONENTS),
+      coupons: bind(coupons, subdomain, COUPONS),
+      metafields: bind(metafields, subdomain, METAFIELDS),
+      customers: bind(customers, subdomain, CUSTOMERS),
+      paymentProfiles: { update: bind(subscriptions, subdomain, ['updatePaymentProfile']).updatePaymentProfile },
       subscriptions: {
-        create: (input) => subscriptions.create(subdomain, input),
-        get: (id) => subscriptions.get(subdomain, id),
-        list: (query) => subscriptions.list(subdomain, query),
-        transactions: (id) => subscriptions.transactions(subdomain, id),
-        updateCard: (id, card) => subscriptions.updateCard(subdomain, id, card),
-        changeBillingDate: (id, at) => lifecycle.changeBillingDate(subdomain, id, at),
-        cancel: (id, input) => lifecycle.cancel(subdomain, id, input),
-        cancelAtEndOfPeriod: (id, input) => lifecycle.cancelAtEndOfPeriod(subdomain, id, input),
-        undoCancelAtEndOfPeriod: (id) => lifecycle.undoCancelAtEndOfPeriod(subdomain, id),
-        reactivate: (id, input) => lifecycle.reactivate(subdomain, id, input),
-        hold: (id, input) => lifecycle.hold(subdomain, id, input),
-        resume: (id) => lifecycle.resume(subdomain, id),
-        changeProduct: (id, input) => migrations.changeProduct(subdomain, id, input),
-        migrate: (id, input) => migrations.migrate(subdomain, id, input),
-        previewMigration: (id, input) => migrations.preview(subdomain, id, input),
+        ...bind(subscriptions, subdomain, SUBSCRIPTIONS),
+        ...bind(lifecycle, subdomain, LIFECYCLE),
+        ...bind(migrations, subdomain, MIGRATIONS),
+        previewMigration: bind(migrations, subdomain, ['preview']).preview,
       },
+      ledger: bind(ledger, subdomain, LEDGER),
+      notes: bind(notes, subdomain, NOTES),
+      referrals: bind(referrals, subdomain, ['validate']),
     };
   };
 

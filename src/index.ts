@@ -7,7 +7,7 @@ export type { Clock } from './ports/clock.js';
 export { ManualClock, systemClock } from './clock.js';
 export type * from './ports/storage.js';
 export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
-export { type BillingEngine, type BillingEngineOptions, createBillingEngine, type SiteHandle } from './engine.js';
+export { type BillingEngine, type BillingEngineOptions, type Bound, createBillingEngine, type SiteHandle } from './engine.js';
 export {
   type ApiKeySummary,
   type CreatedSite,
@@ -20,7 +20,26 @@ export {
 } from './services/site-service.js';
 export type * from './ports/gateway.js';
 export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
-export type { FamilyInput, ProductInput, ProductView } from './services/catalog-service.js';
+export type {
+  CatalogCopySummary,
+  FamilyInput,
+  FamilyUpdateInput,
+  ListProductsOptions,
+  ProductInput,
+  ProductView,
+} from './services/catalog-service.js';
+export type {
+  ComponentInput,
+  ComponentKindInput,
+  ComponentPriceQuote,
+  ComponentUpdateInput,
+  ComponentView,
+  ListComponentsOptions,
+} from './services/component-service.js';
+export { COUPON_NOT_FOUND, type CouponInput, type CouponValidateOptions, type ListCouponsOptions } from './services/coupon-service.js';
+export type { MetadataInput, MetafieldInput, MetafieldResourceInput, MetafieldScopeInput, ScopeFlagInput } from './services/metafield-service.js';
+export { componentPrice, parseComponentPricing, validateBrackets } from './domain/catalog/component-pricing.js';
+export { computeDiscount } from './domain/catalog/coupon-discount.js';
 export type { CustomerInput } from './services/customer-service.js';
 export type {
   CreateSubscriptionInput,
@@ -40,3 +59,13 @@ export {
 } from './domain/subscription/state-machine.js';
 export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
 export { toMajorString } from './domain/money/index.js';
+export type {
+  AdjustmentInput,
+  AmountFields,
+  ChargeInput,
+  CreditInput,
+  RefundInput,
+  TransactionListInput,
+} from './services/ledger-service.js';
+export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
+export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';

@@ -236,6 +236,12 @@ export interface CatalogRepository {
   findFamilyByHandle(siteId: number, handle: string): Promise<ProductFamilyRecord | undefined>;
   /** The site's families by id. */
   listFamilies(siteId: number): Promise<ProductFamilyRecord[]>;
+  /** Changes a family; undefined when missing. A taken handle gives `conflict`. */
+  updateFamily(
+    siteId: number,
+    id: number,
+    patch: Partial<Pick<ProductFamilyRecord, 'name' | 'handle' | 'description' | 'updatedAt'>>,
+  ): Promise<ProductFamilyRecord | undefined>;
   /** Inserts a product with version 1 of its terms; a taken handle gives `conflict`. */
   insertProduct(
     product: Omit<ProductRecord, 'id' | 'currentVersion'>,
@@ -376,8 +382,9 @@ export interface LedgerRepository {
   list(siteId: number, filter: TransactionFilter, page: PageRequest): Promise<TransactionRecord[]>;
   /**
    * Adds `amountInCents` to a payment line's `refundedAmountInCents`, only while the total stays
-   * at most the payment's amount; returns the updated line, or undefined when that would exceed
-   * it or the line is not a payment of this site. Race-safe: concurrent refunds never over-refund.
+   * between 0 and the payment's amount; returns the updated line, or undefined when it would leave
+   * that range or the line is not a payment of this site. A negative amount releases an earlier
+   * reservation (a refund the gateway refused). Race-safe: concurrent refunds never over-refund.
    */
   addRefunded(siteId: number, paymentId: number, amountInCents: number): Promise<TransactionRecord | undefined>;
 }

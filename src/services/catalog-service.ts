@@ -103,29 +103,39 @@ export class CatalogService {
       const site = await loadSite(tx, subdomain);
       const handle =
         input.handle ??
-        (await firstFreeHandle(slugify(name), async (h) => (await tx.catalog.findFamilyByHandle(site.id, h)) !== undefined));
+        (await firstFreeHandle(
+          slugify(name),
+          async (h) => (await tx.catalog.findFamilyByHandle(site.id, h)) !== undefined,
+        ));
       return mapHandleConflict(
-        tx.catalog.insertFamily({ siteId: site.id, name, handle, description: description ?? null, createdAt: now, updatedAt: now }),
+        tx.catalog.insertFamily({
+          siteId: site.id,
+          name,
+          handle,
+          description: description ?? null,
+          createdAt: now,
+          updatedAt: now,
+        }),
       );
     });
   }
 
   /** A family by id or handle; `not_found` when missing. */
-  getFamily(subdomain: string, idOrHandle: number | string): Promise<ProductFamilyRecord> {
+  async getFamily(subdomain: string, idOrHandle: number | string): Promise<ProductFamilyRecord> {
     return this.#deps.storage.transaction(async (tx) => loadFamily(tx, (await loadSite(tx, subdomain)).id, idOrHandle));
   }
 
   /** The site's families, by id. */
-  listFamilies(subdomain: string): Promise<ProductFamilyRecord[]> {
+  async listFamilies(subdomain: string): Promise<ProductFamilyRecord[]> {
     return this.#deps.storage.transaction(async (tx) => tx.catalog.listFamilies((await loadSite(tx, subdomain)).id));
   }
 
-  /**
-   * Changes a family's name, handle or description. Needs the storage primitive
-   * `CatalogRepository.updateFamily`; an adapter without it gets an `internal` error, never a
-   * silent no-op.
-   */
-  updateFamily(subdomain: string, idOrHandle: number | string, input: FamilyUpdateInput): Promise<ProductFamilyRecord> {
+  /** Changes a family's name, handle or description; a taken handle is refused. */
+  async updateFamily(
+    subdomain: string,
+    idOrHandle: number | string,
+    input: FamilyUpdateInput,
+  ): Promise<ProductFamilyRecord> {
     const errors = new ValidationCollector();
     const name = input.name === undefined ? undefined : requiredName(input.name, errors);
     if (input.handle !== undefined) checkHandle(input.handle, errors);
@@ -134,17 +144,13 @@ export class CatalogService {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const family = await loadFamily(tx, site.id, idOrHandle);
-      const catalog = tx.catalog as CatalogRepository & FamilyUpdater;
-      if (typeof catalog.updateFamily !== 'function') {
-        throw new BillingError('internal', 'This storage adapter cannot update product families (CatalogRepository.updateFamily is missing).');
-      }
       const patch = {
         ...(name === undefined ? {} : { name }),
         ...(input.handle === undefined ? {} : { handle: input.handle }),
         ...(description === undefined ? {} : { description }),
         updatedAt: now,
       };
-      const updated = await mapHandleConflict(catalog.updateFamily(site.id, family.id, patch));
+      const updated = await mapHandleConflict(tx.catalog.updateFamily(site.id, family.id, patch));
       if (!updated) throw notFound('Product family', family.id);
       return updated;
     });
@@ -162,7 +168,10 @@ export class CatalogService {
       const family = await loadFamily(tx, site.id, familyId);
       const handle =
         input.handle ??
-        (await firstFreeHandle(slugify(checked.name), async (h) => (await tx.catalog.findProductByHandle(site.id, h)) !== undefined));
+        (await firstFreeHandle(
+          slugify(checked.name),
+          async (h) => (await tx.catalog.findProductByHandle(site.id, h)) !== undefined,
+        ));
       return mapHandleConflict(
         tx.catalog.insertProduct(
           { siteId: site.id, familyId: family.id, handle, archivedAt: null, createdAt: now, updatedAt: now },
@@ -177,7 +186,7 @@ export class CatalogService {
    * theirs. An update that changes nothing adds no version. The handle cannot change here (the
    * storage port has no primitive for it yet); sending a different one is refused.
    */
-  updateProduct(subdomain: string, productId: number | string, input: ProductInput): Promise<ProductView> {
+  async updateProduct(subdomain: string, productId: number | string, input: ProductInput): Promise<ProductView> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const current = await loadProduct(tx, site.id, await productIdOf(tx, site.id, productId));
@@ -188,14 +197,20 @@ export class CatalogService {
       const terms = errors.capture(() => productTerms(current.version.terms, input));
       errors.throwIfAny();
       if (sameTerms(terms as ProductTerms, current.version.terms)) return current;
-      const next = await tx.catalog.addProductVersion(site.id, current.product.id, current.product.currentVersion, terms as ProductTerms, now);
+      const next = await tx.catalog.addProductVersion(
+        site.id,
+        current.product.id,
+        current.product.currentVersion,
+        terms as ProductTerms,
+        now,
+      );
       if (!next) throw new BillingError('conflict', 'The product was changed by another request; try again.');
       return next;
     });
   }
 
   /** A product with its current version, by id or handle. Old versions are never returned here. */
-  getProduct(subdomain: string, idOrHandle: number | string): Promise<ProductView> {
+  async getProduct(subdomain: string, idOrHandle: number | string): Promise<ProductView> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
       return loadProduct(tx, site.id, await productIdOf(tx, site.id, idOrHandle));
@@ -203,10 +218,11 @@ export class CatalogService {
   }
 
   /** The site's products with their current versions, by id; archived ones only when asked for. */
-  listProducts(subdomain: string, options: ListProductsOptions = {}): Promise<ProductView[]> {
+  async listProducts(subdomain: string, options: ListProductsOptions = {}): Promise<ProductView[]> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
-      const familyId = options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
+      const familyId =
+        options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
       const products = await tx.catalog.listProducts(site.id, familyId);
       const views: ProductView[] = [];
       for (const product of products) {
@@ -221,12 +237,12 @@ export class CatalogService {
    * Archives a product: it can no longer be subscribed to, while its subscribers keep billing as
    * before (reference §5.3). Archiving an archived product keeps the first archive time.
    */
-  archiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
+  async archiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
     return this.#setArchived(subdomain, productId, true);
   }
 
   /** Makes an archived product available for new subscriptions again. */
-  unarchiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
+  async unarchiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
     return this.#setArchived(subdomain, productId, false);
   }
 
@@ -242,20 +258,12 @@ export class CatalogService {
   }
 }
 
-/**
- * The storage primitive a family update needs. It is not on `CatalogRepository` yet; the service
- * uses it when an adapter provides it (see CatalogService.updateFamily).
- */
-interface FamilyUpdater {
-  updateFamily?(
-    siteId: number,
-    id: number,
-    patch: Partial<Pick<ProductFamilyRecord, 'name' | 'handle' | 'description' | 'updatedAt'>>,
-  ): Promise<ProductFamilyRecord | undefined>;
-}
-
 /** A family by id or handle; `not_found` when missing. */
-export async function loadFamily(tx: StorageTransaction, siteId: number, idOrHandle: number | string): Promise<ProductFamilyRecord> {
+export async function loadFamily(
+  tx: StorageTransaction,
+  siteId: number,
+  idOrHandle: number | string,
+): Promise<ProductFamilyRecord> {
   const family =
     typeof idOrHandle === 'number'
       ? await tx.catalog.findFamily(siteId, idOrHandle)
@@ -302,12 +310,17 @@ export async function loadProductVersion(
  * the target must not have a catalog of its own yet; ids are new and references are remapped.
  * Archived records stay archived. Customers, subscriptions and metafields are not copied.
  */
-export async function copyCatalog(ctx: CommandContext, fromSiteId: number, toSiteId: number): Promise<CatalogCopySummary> {
+export async function copyCatalog(
+  ctx: CommandContext,
+  fromSiteId: number,
+  toSiteId: number,
+): Promise<CatalogCopySummary> {
   const { tx, now } = ctx;
   const familyIds = new Map<number, number>();
   const mapFamily = (id: number): number => {
     const mapped = familyIds.get(id);
-    if (mapped === undefined) throw new BillingError('storage', `Product family ${id} of site ${fromSiteId} is missing.`);
+    if (mapped === undefined)
+      throw new BillingError('storage', `Product family ${id} of site ${fromSiteId} is missing.`);
     return mapped;
   };
   for (const family of await tx.catalog.listFamilies(fromSiteId)) {
@@ -339,7 +352,8 @@ export async function copyCatalog(ctx: CommandContext, fromSiteId: number, toSit
   const components = await tx.components.list(fromSiteId);
   for (const component of components) {
     const version = await tx.components.findVersion(fromSiteId, component.id, component.currentVersion);
-    if (!version) throw new BillingError('storage', `Component ${component.id} has no version ${component.currentVersion}.`);
+    if (!version)
+      throw new BillingError('storage', `Component ${component.id} has no version ${component.currentVersion}.`);
     const { id: _id, currentVersion: _current, ...fields } = component;
     await tx.components.insert(
       { ...fields, siteId: toSiteId, familyId: mapFamily(component.familyId), createdAt: now, updatedAt: now },
@@ -352,7 +366,13 @@ export async function copyCatalog(ctx: CommandContext, fromSiteId: number, toSit
     const batch = await tx.coupons.list(fromSiteId, { page, perPage: 200 });
     for (const coupon of batch) {
       const { id: _id, redemptions: _redemptions, ...fields } = coupon;
-      await tx.coupons.insert({ ...fields, siteId: toSiteId, familyId: mapFamily(coupon.familyId), createdAt: now, updatedAt: now });
+      await tx.coupons.insert({
+        ...fields,
+        siteId: toSiteId,
+        familyId: mapFamily(coupon.familyId),
+        createdAt: now,
+        updatedAt: now,
+      });
     }
     coupons += batch.length;
     if (batch.length < 200) break;
@@ -375,7 +395,8 @@ async function mapHandleConflict<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('API Handle: must be unique - that value has been taken.', 'handle');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('API Handle: must be unique - that value has been taken.', 'handle');
     throw error;
   }
 }
@@ -393,7 +414,12 @@ function checkHandle(handle: unknown, errors: ValidationCollector): void {
 }
 
 /** A nullable text field: undefined when not given, null to clear, else the string. */
-function optionalText(value: unknown, field: string, attribute: string, errors: ValidationCollector): string | null | undefined {
+function optionalText(
+  value: unknown,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): string | null | undefined {
   if (value === undefined || value === null) return value;
   if (typeof value !== 'string') {
     errors.add(`${field}: must be a string.`, attribute);
@@ -402,9 +428,18 @@ function optionalText(value: unknown, field: string, attribute: string, errors: 
   return value;
 }
 
-function positiveInteger(value: unknown, field: string, attribute: string, errors: ValidationCollector): number | undefined {
+function positiveInteger(
+  value: unknown,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): number | undefined {
   const parsed =
-    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
   if (!Number.isSafeInteger(parsed) || parsed < 1) {
     errors.add(`${field}: must be a whole number greater than 0.`, attribute);
     return undefined;
@@ -412,14 +447,25 @@ function positiveInteger(value: unknown, field: string, attribute: string, error
   return parsed;
 }
 
-function intervalUnit(value: unknown, field: string, attribute: string, errors: ValidationCollector): IntervalUnit | undefined {
+function intervalUnit(
+  value: unknown,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): IntervalUnit | undefined {
   if (value === 'month' || value === 'months') return 'month';
   if (value === 'day' || value === 'days') return 'day';
   errors.add(`${field}: must be 'month' or 'day'.`, attribute);
   return undefined;
 }
 
-function flag(value: unknown, fallback: boolean, field: string, attribute: string, errors: ValidationCollector): boolean {
+function flag(
+  value: unknown,
+  fallback: boolean,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') {
     errors.add(`${field}: must be true or false.`, attribute);
@@ -445,9 +491,13 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
   let interval = base?.interval;
   if (input.interval !== undefined) interval = positiveInteger(input.interval, 'Interval', 'interval', errors);
   else if (!base) errors.add('Interval: cannot be blank.', 'interval');
-  const unit = input.intervalUnit === undefined ? (base?.intervalUnit ?? 'month') : intervalUnit(input.intervalUnit, 'Interval unit', 'interval_unit', errors);
+  const unit =
+    input.intervalUnit === undefined
+      ? (base?.intervalUnit ?? 'month')
+      : intervalUnit(input.intervalUnit, 'Interval unit', 'interval_unit', errors);
 
-  const given = <T>(value: T | undefined, fallback: T | null | undefined): T | null => (value === undefined ? (fallback ?? null) : value);
+  const given = <T>(value: T | undefined, fallback: T | null | undefined): T | null =>
+    value === undefined ? (fallback ?? null) : value;
   // Trial: the interval decides whether there is one.
   const rawTrialInterval = given(input.trialInterval, base?.trialInterval);
   let trialInterval: number | null = null;
@@ -455,7 +505,10 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
   let trialPriceInCents: number | null = null;
   if (rawTrialInterval === null) {
     if ((input.trialPriceInCents ?? null) !== null || (input.trialIntervalUnit ?? null) !== null) {
-      errors.add('Trial interval: cannot be blank when a trial price or trial interval unit is given.', 'trial_interval');
+      errors.add(
+        'Trial interval: cannot be blank when a trial price or trial interval unit is given.',
+        'trial_interval',
+      );
     }
   } else {
     trialInterval = positiveInteger(rawTrialInterval, 'Trial interval', 'trial_interval', errors) ?? null;
@@ -470,15 +523,20 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
   let expirationIntervalUnit: IntervalUnit | null = null;
   if (rawExpiration === null) {
     if ((input.expirationIntervalUnit ?? null) !== null) {
-      errors.add('Expiration interval: cannot be blank when an expiration interval unit is given.', 'expiration_interval');
+      errors.add(
+        'Expiration interval: cannot be blank when an expiration interval unit is given.',
+        'expiration_interval',
+      );
     }
   } else {
     expirationInterval = positiveInteger(rawExpiration, 'Expiration interval', 'expiration_interval', errors) ?? null;
     const rawUnit = given(input.expirationIntervalUnit, base?.expirationIntervalUnit) ?? 'month';
-    expirationIntervalUnit = intervalUnit(rawUnit, 'Expiration interval unit', 'expiration_interval_unit', errors) ?? null;
+    expirationIntervalUnit =
+      intervalUnit(rawUnit, 'Expiration interval unit', 'expiration_interval_unit', errors) ?? null;
   }
   const rawInitial = given(input.initialChargeInCents, base?.initialChargeInCents);
-  const initialChargeInCents = rawInitial === null ? null : (money(rawInitial, 'Initial charge in cents', 'initial_charge_in_cents') ?? null);
+  const initialChargeInCents =
+    rawInitial === null ? null : (money(rawInitial, 'Initial charge in cents', 'initial_charge_in_cents') ?? null);
 
   const description = optionalText(input.description, 'Description', 'description', errors);
   const accountingCode = optionalText(input.accountingCode, 'Accounting code', 'accounting_code', errors);
@@ -493,11 +551,29 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
     trialInterval,
     trialIntervalUnit,
     initialChargeInCents,
-    initialChargeAfterTrial: flag(input.initialChargeAfterTrial, base?.initialChargeAfterTrial ?? false, 'Initial charge after trial', 'initial_charge_after_trial', errors),
+    initialChargeAfterTrial: flag(
+      input.initialChargeAfterTrial,
+      base?.initialChargeAfterTrial ?? false,
+      'Initial charge after trial',
+      'initial_charge_after_trial',
+      errors,
+    ),
     expirationInterval,
     expirationIntervalUnit,
-    requestCreditCard: flag(input.requestCreditCard, base?.requestCreditCard ?? true, 'Request credit card', 'request_credit_card', errors),
-    requireCreditCard: flag(input.requireCreditCard, base?.requireCreditCard ?? true, 'Require credit card', 'require_credit_card', errors),
+    requestCreditCard: flag(
+      input.requestCreditCard,
+      base?.requestCreditCard ?? true,
+      'Request credit card',
+      'request_credit_card',
+      errors,
+    ),
+    requireCreditCard: flag(
+      input.requireCreditCard,
+      base?.requireCreditCard ?? true,
+      'Require credit card',
+      'require_credit_card',
+      errors,
+    ),
     taxable: flag(input.taxable, base?.taxable ?? false, 'Taxable', 'taxable', errors),
   };
   errors.throwIfAny();

@@ -89,7 +89,7 @@ export class ComponentService {
   }
 
   /** Creates a component in a family (by id or handle), with version 1 of its pricing. */
-  create(subdomain: string, familyId: number | string, input: ComponentInput): Promise<ComponentView> {
+  async create(subdomain: string, familyId: number | string, input: ComponentInput): Promise<ComponentView> {
     const errors = new ValidationCollector();
     const kind = Object.hasOwn(KINDS, String(input.kind)) ? KINDS[input.kind as ComponentKindInput] : undefined;
     if (kind === undefined) {
@@ -130,7 +130,7 @@ export class ComponentService {
    * current one adds a version and makes it current; allocations already billed keep theirs.
    * Name, unit name, description, taxability and handle change in place.
    */
-  update(subdomain: string, idOrHandle: number | string, input: ComponentUpdateInput): Promise<ComponentView> {
+  async update(subdomain: string, idOrHandle: number | string, input: ComponentUpdateInput): Promise<ComponentView> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const current = await loadComponent(tx, site.id, idOrHandle);
@@ -146,7 +146,9 @@ export class ComponentService {
       let version = current.version;
       // componentFields sets only the fields the input sends, so an empty object means no change.
       if (Object.keys(fields).length > 0) {
-        const updated = await mapHandleConflict(tx.components.update(site.id, component.id, { ...fields, updatedAt: now }));
+        const updated = await mapHandleConflict(
+          tx.components.update(site.id, component.id, { ...fields, updatedAt: now }),
+        );
         if (!updated) throw notFound('Component', component.id);
         component = updated;
       }
@@ -161,25 +163,28 @@ export class ComponentService {
   }
 
   /** Archives a component: it can no longer be added; existing allocations keep billing. */
-  archive(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
+  async archive(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
     return this.#setArchived(subdomain, idOrHandle, true);
   }
 
   /** Makes an archived component available again. */
-  unarchive(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
+  async unarchive(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
     return this.#setArchived(subdomain, idOrHandle, false);
   }
 
   /** A component with its current pricing, by id or handle; `not_found` when missing. */
-  get(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
-    return this.#deps.storage.transaction(async (tx) => loadComponent(tx, (await loadSite(tx, subdomain)).id, idOrHandle));
+  async get(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
+    return this.#deps.storage.transaction(async (tx) =>
+      loadComponent(tx, (await loadSite(tx, subdomain)).id, idOrHandle),
+    );
   }
 
   /** The site's components with their current pricing, by id; archived ones only when asked for. */
-  list(subdomain: string, options: ListComponentsOptions = {}): Promise<ComponentView[]> {
+  async list(subdomain: string, options: ListComponentsOptions = {}): Promise<ComponentView[]> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
-      const familyId = options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
+      const familyId =
+        options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
       const views: ComponentView[] = [];
       for (const component of await tx.components.list(site.id, familyId)) {
         if (component.archivedAt !== null && options.includeArchived !== true) continue;
@@ -193,12 +198,19 @@ export class ComponentService {
    * What `quantity` units cost at the component's current pricing (or at `version`), in the site's
    * currency: a preview that changes nothing.
    */
-  price(subdomain: string, idOrHandle: number | string, quantity: number, options: { version?: number } = {}): Promise<ComponentPriceQuote> {
+  async price(
+    subdomain: string,
+    idOrHandle: number | string,
+    quantity: number,
+    options: { version?: number } = {},
+  ): Promise<ComponentPriceQuote> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
       const current = await loadComponent(tx, site.id, idOrHandle);
       const view =
-        options.version === undefined ? current : await loadComponentVersion(tx, site.id, current.component.id, options.version);
+        options.version === undefined
+          ? current
+          : await loadComponentVersion(tx, site.id, current.component.id, options.version);
       return {
         componentId: view.component.id,
         version: view.version.version,
@@ -214,7 +226,10 @@ export class ComponentService {
       const site = await loadSite(tx, subdomain);
       const current = await loadComponent(tx, site.id, idOrHandle);
       if ((current.component.archivedAt !== null) === archived) return current;
-      const component = await tx.components.update(site.id, current.component.id, { archivedAt: archived ? now : null, updatedAt: now });
+      const component = await tx.components.update(site.id, current.component.id, {
+        archivedAt: archived ? now : null,
+        updatedAt: now,
+      });
       if (!component) throw notFound('Component', current.component.id);
       return { component, version: current.version };
     });
@@ -222,14 +237,19 @@ export class ComponentService {
 }
 
 /** A component (by id or handle) with its current version; `not_found` when missing. */
-export async function loadComponent(tx: StorageTransaction, siteId: number, idOrHandle: number | string): Promise<ComponentView> {
+export async function loadComponent(
+  tx: StorageTransaction,
+  siteId: number,
+  idOrHandle: number | string,
+): Promise<ComponentView> {
   const component =
     typeof idOrHandle === 'number'
       ? await tx.components.findById(siteId, idOrHandle)
       : await tx.components.findByHandle(siteId, idOrHandle);
   if (!component) throw notFound('Component', idOrHandle);
   const version = await tx.components.findVersion(siteId, component.id, component.currentVersion);
-  if (!version) throw new BillingError('storage', `Component ${component.id} has no version ${component.currentVersion}.`);
+  if (!version)
+    throw new BillingError('storage', `Component ${component.id} has no version ${component.currentVersion}.`);
   return { component, version };
 }
 
@@ -290,7 +310,8 @@ function componentFields(
     else fields.unitName = unitName;
   }
   if (input.description !== undefined) {
-    if (input.description !== null && typeof input.description !== 'string') errors.add('Description: must be a string.', 'description');
+    if (input.description !== null && typeof input.description !== 'string')
+      errors.add('Description: must be a string.', 'description');
     else fields.description = input.description;
   }
   if (input.taxable !== undefined) {
@@ -318,10 +339,16 @@ function resolvePricing(
   let request: ComponentPricingInput | undefined;
   if (input.unitPrice !== undefined) {
     if (input.pricingScheme !== undefined && input.pricingScheme !== 'per_unit') {
-      errors.add('Unit price: only a per_unit component has a single unit price; send price brackets instead.', 'unit_price');
+      errors.add(
+        'Unit price: only a per_unit component has a single unit price; send price brackets instead.',
+        'unit_price',
+      );
       return undefined;
     }
-    request = { scheme: 'per_unit', brackets: [{ startingQuantity: 1, endingQuantity: null, unitPrice: input.unitPrice }] };
+    request = {
+      scheme: 'per_unit',
+      brackets: [{ startingQuantity: 1, endingQuantity: null, unitPrice: input.unitPrice }],
+    };
   } else if (sendsBrackets) {
     request = {
       scheme: input.pricingScheme ?? current?.scheme,
@@ -343,7 +370,8 @@ async function mapHandleConflict<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('API Handle: must be unique - that value has been taken.', 'handle');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('API Handle: must be unique - that value has been taken.', 'handle');
     throw error;
   }
 }

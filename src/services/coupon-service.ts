@@ -64,7 +64,7 @@ export class CouponService {
   }
 
   /** Creates a coupon in a family (the site's first family when `productFamilyId` is omitted). */
-  create(subdomain: string, input: CouponInput): Promise<CouponRecord> {
+  async create(subdomain: string, input: CouponInput): Promise<CouponRecord> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const errors = new ValidationCollector();
@@ -73,7 +73,8 @@ export class CouponService {
         familyId = await familyIdOf(tx, site.id, input.productFamilyId, errors);
       } else {
         familyId = (await tx.catalog.listFamilies(site.id))[0]?.id;
-        if (familyId === undefined) errors.add('Product family: cannot be blank; create a product family first.', 'product_family_id');
+        if (familyId === undefined)
+          errors.add('Product family: cannot be blank; create a product family first.', 'product_family_id');
       }
       const fields = couponFields(input, undefined, site, errors);
       errors.throwIfAny();
@@ -102,7 +103,7 @@ export class CouponService {
   }
 
   /** Changes a coupon's fields; the result must still have exactly one kind of discount. */
-  update(subdomain: string, couponId: number, input: CouponInput): Promise<CouponRecord> {
+  async update(subdomain: string, couponId: number, input: CouponInput): Promise<CouponRecord> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const current = await loadCoupon(tx, site.id, couponId);
@@ -112,7 +113,11 @@ export class CouponService {
       const fields = couponFields(input, current, site, errors);
       errors.throwIfAny();
       const updated = await mapCodeConflict(
-        tx.coupons.update(site.id, current.id, { ...fields, ...(familyId === undefined ? {} : { familyId }), updatedAt: now }),
+        tx.coupons.update(site.id, current.id, {
+          ...fields,
+          ...(familyId === undefined ? {} : { familyId }),
+          updatedAt: now,
+        }),
       );
       if (!updated) throw notFound('Coupon', couponId);
       return updated;
@@ -123,7 +128,7 @@ export class CouponService {
    * Archives a coupon (the service's `DELETE /coupons/{id}`): it can no longer be added, while
    * subscriptions that have it keep the discount. Archiving twice keeps the first archive time.
    */
-  archive(subdomain: string, couponId: number): Promise<CouponRecord> {
+  async archive(subdomain: string, couponId: number): Promise<CouponRecord> {
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
       const current = await loadCoupon(tx, site.id, couponId);
@@ -135,27 +140,29 @@ export class CouponService {
   }
 
   /** A coupon by id; `not_found` when missing. */
-  get(subdomain: string, couponId: number): Promise<CouponRecord> {
+  async get(subdomain: string, couponId: number): Promise<CouponRecord> {
     return this.#deps.storage.transaction(async (tx) => loadCoupon(tx, (await loadSite(tx, subdomain)).id, couponId));
   }
 
   /** A coupon by code, in any letter case, archived or not; 404 "Coupon code could not be found." when missing. */
-  findByCode(subdomain: string, code: string): Promise<CouponRecord> {
+  async findByCode(subdomain: string, code: string): Promise<CouponRecord> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
-      const coupon = typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
+      const coupon =
+        typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
       if (!coupon) throw couponNotFound();
       return coupon;
     });
   }
 
   /** One page of the site's coupons of every family, by id: 30 a page by default, at most 200. */
-  list(subdomain: string, options: ListCouponsOptions = {}): Promise<CouponRecord[]> {
+  async list(subdomain: string, options: ListCouponsOptions = {}): Promise<CouponRecord[]> {
     const errors = new ValidationCollector();
     const page = options.page ?? 1;
     if (!Number.isSafeInteger(page) || page < 1) errors.add('Page: must be a whole number greater than 0.', 'page');
     const perPage = options.perPage ?? 30;
-    if (!Number.isSafeInteger(perPage) || perPage < 1) errors.add('Per page: must be a whole number greater than 0.', 'per_page');
+    if (!Number.isSafeInteger(perPage) || perPage < 1)
+      errors.add('Per page: must be a whole number greater than 0.', 'per_page');
     errors.throwIfAny();
     return this.#deps.storage.transaction(async (tx) =>
       tx.coupons.list((await loadSite(tx, subdomain)).id, { page, perPage: Math.min(perPage, 200) }),
@@ -169,10 +176,11 @@ export class CouponService {
    * about), archived ("Coupon is invalid."), past its end date ("Coupon code has expired.") or at
    * its usage limit ("Coupon has reached its usage limit.").
    */
-  validate(subdomain: string, code: string, options: CouponValidateOptions = {}): Promise<CouponRecord> {
+  async validate(subdomain: string, code: string, options: CouponValidateOptions = {}): Promise<CouponRecord> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
-      const coupon = typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
+      const coupon =
+        typeof code === 'string' ? await tx.coupons.findByCode(site.id, normaliseCouponCode(code)) : undefined;
       let familyId: number | undefined;
       if (options.productFamilyId !== undefined) {
         const family =
@@ -223,7 +231,8 @@ export async function redeemForSignup(
     throw validationError([{ message: `${label}${COUPON_NOT_FOUND}`, attribute: 'coupon_code' }]);
   }
   const redeemed = await tx.coupons.redeem(siteId, coupon.id, now);
-  if (!redeemed) throw validationError([{ message: `${label}Coupon has reached its usage limit.`, attribute: 'coupon_code' }]);
+  if (!redeemed)
+    throw validationError([{ message: `${label}Coupon has reached its usage limit.`, attribute: 'coupon_code' }]);
   return redeemed;
 }
 
@@ -231,7 +240,12 @@ export async function redeemForSignup(
  * Why a coupon cannot be added, or undefined when it can: missing or of another family (not
  * found), archived, past its end date at `at`, or (when `checkLimit`) out of uses.
  */
-function unusable(coupon: CouponRecord | undefined, familyId: number | undefined, at: Date, checkLimit = true): string | undefined {
+function unusable(
+  coupon: CouponRecord | undefined,
+  familyId: number | undefined,
+  at: Date,
+  checkLimit = true,
+): string | undefined {
   if (!coupon || (familyId !== undefined && coupon.familyId !== familyId)) return COUPON_NOT_FOUND;
   if (coupon.archivedAt !== null) return 'Coupon is invalid.';
   if (coupon.endDate !== null && at.getTime() > coupon.endDate.getTime()) return 'Coupon code has expired.';
@@ -246,7 +260,10 @@ function couponNotFound(): BillingError {
 }
 
 type CouponFields = {
-  -readonly [K in keyof Omit<CouponRecord, 'id' | 'siteId' | 'familyId' | 'redemptions' | 'createdAt' | 'updatedAt' | 'archivedAt'>]?: CouponRecord[K];
+  -readonly [K in keyof Omit<
+    CouponRecord,
+    'id' | 'siteId' | 'familyId' | 'redemptions' | 'createdAt' | 'updatedAt' | 'archivedAt'
+  >]?: CouponRecord[K];
 };
 
 /**
@@ -254,7 +271,12 @@ type CouponFields = {
  * required ones must be there; on update only what is sent changes, and the merged result must
  * still have exactly one kind of discount.
  */
-function couponFields(input: CouponInput, current: CouponRecord | undefined, site: SiteRecord, errors: ValidationCollector): CouponFields {
+function couponFields(
+  input: CouponInput,
+  current: CouponRecord | undefined,
+  site: SiteRecord,
+  errors: ValidationCollector,
+): CouponFields {
   const fields: CouponFields = {};
   if (input.name !== undefined || !current) {
     if (typeof input.name !== 'string' || input.name.trim() === '') errors.add('Name: cannot be blank.', 'name');
@@ -265,7 +287,8 @@ function couponFields(input: CouponInput, current: CouponRecord | undefined, sit
     if (code !== undefined) fields.code = code;
   }
   if (input.description !== undefined) {
-    if (input.description !== null && typeof input.description !== 'string') errors.add('Description: must be a string.', 'description');
+    if (input.description !== null && typeof input.description !== 'string')
+      errors.add('Description: must be a string.', 'description');
     else fields.description = input.description;
   }
 
@@ -289,7 +312,8 @@ function couponFields(input: CouponInput, current: CouponRecord | undefined, sit
     // Clearing one kind without giving the other would leave a coupon that discounts nothing.
     const clearsPercentage = input.percentage === null && current?.percentage !== null;
     const clearsAmount = (input.amountInCents === null || input.amount === null) && current?.amountInCents !== null;
-    if (!current || clearsPercentage || clearsAmount) errors.add('Percentage or amount: one of them must be set.', 'percentage');
+    if (!current || clearsPercentage || clearsAmount)
+      errors.add('Percentage or amount: one of them must be set.', 'percentage');
   }
 
   if (input.recurring !== undefined) {
@@ -297,10 +321,14 @@ function couponFields(input: CouponInput, current: CouponRecord | undefined, sit
     else fields.recurring = input.recurring;
   }
   if (input.durationPeriodCount !== undefined) {
-    fields.durationPeriodCount = input.durationPeriodCount === null ? null : positiveCount(input.durationPeriodCount, 'Duration period count', 'duration_period_count', errors);
+    fields.durationPeriodCount =
+      input.durationPeriodCount === null
+        ? null
+        : positiveCount(input.durationPeriodCount, 'Duration period count', 'duration_period_count', errors);
   }
   const recurring = fields.recurring ?? current?.recurring ?? false;
-  const duration = fields.durationPeriodCount === undefined ? (current?.durationPeriodCount ?? null) : fields.durationPeriodCount;
+  const duration =
+    fields.durationPeriodCount === undefined ? (current?.durationPeriodCount ?? null) : fields.durationPeriodCount;
   if (!recurring && duration !== null) {
     if (input.durationPeriodCount !== undefined) {
       errors.add('Duration period count: can only be set on a recurring coupon.', 'duration_period_count');
@@ -333,7 +361,10 @@ function couponFields(input: CouponInput, current: CouponRecord | undefined, sit
     } else fields.compoundingStrategy = strategy;
   }
   if (input.conversionLimit !== undefined) {
-    fields.conversionLimit = input.conversionLimit === null ? null : positiveCount(input.conversionLimit, 'Conversion limit', 'conversion_limit', errors);
+    fields.conversionLimit =
+      input.conversionLimit === null
+        ? null
+        : positiveCount(input.conversionLimit, 'Conversion limit', 'conversion_limit', errors);
   }
   return fields;
 }
@@ -344,16 +375,26 @@ function couponAmount(input: CouponInput, currency: string): number {
     (input.amountInCents ?? null) === null
       ? undefined
       : parseMinorAmount(input.amountInCents, { field: 'Amount in cents', attribute: 'amount_in_cents' });
-  const fromMajor = (input.amount ?? null) === null ? undefined : parseMajorAmount(input.amount, currency, { attribute: 'amount' });
+  const fromMajor =
+    (input.amount ?? null) === null ? undefined : parseMajorAmount(input.amount, currency, { attribute: 'amount' });
   if (fromCents !== undefined && fromMajor !== undefined && fromCents !== fromMajor) {
     throw invalid('Amount: does not match amount in cents.', 'amount');
   }
   return (fromCents ?? fromMajor) as number;
 }
 
-function positiveCount(value: unknown, field: string, attribute: string, errors: ValidationCollector): number | undefined {
+function positiveCount(
+  value: unknown,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): number | undefined {
   const parsed =
-    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
   if (!Number.isSafeInteger(parsed) || parsed < 1) {
     errors.add(`${field}: must be a whole number greater than 0.`, attribute);
     return undefined;
@@ -369,7 +410,9 @@ async function familyIdOf(
   errors: ValidationCollector,
 ): Promise<number | undefined> {
   const family =
-    typeof idOrHandle === 'number' ? await tx.catalog.findFamily(siteId, idOrHandle) : await tx.catalog.findFamilyByHandle(siteId, idOrHandle);
+    typeof idOrHandle === 'number'
+      ? await tx.catalog.findFamily(siteId, idOrHandle)
+      : await tx.catalog.findFamilyByHandle(siteId, idOrHandle);
   if (!family) errors.add(`Product family: '${String(idOrHandle)}' does not exist for this site.`, 'product_family_id');
   return family?.id;
 }
@@ -378,7 +421,8 @@ async function mapCodeConflict<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Code: must be unique - that value has been taken.', 'code');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('Code: must be unique - that value has been taken.', 'code');
     throw error;
   }
 }

@@ -16,6 +16,7 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { chargeAttempt } from './payment-runner.js';
+import { settleIfPaid } from './lifecycle-service.js';
 import { loadSite } from './site-service.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -180,7 +181,8 @@ export class LedgerService {
       if (input.delayCapture === true && input.accrueOnFailure === true) {
         errors.add('Accrue on failure: cannot be combined with delay capture.', 'accrue_on_failure');
       }
-      if (CLOSED_STATES.includes(subscription.state)) errors.add('This subscription is not eligible to accept charges.');
+      if (CLOSED_STATES.includes(subscription.state))
+        errors.add('This subscription is not eligible to accept charges.');
       errors.throwIfAny();
       const chargeInCents = amount!;
       if (input.delayCapture === true) {
@@ -275,6 +277,7 @@ export class LedgerService {
         const [written] = await ctx.tx.ledger.append([
           line(subscription, 'adjustment', null, delta === 0 ? 0 : delta, memo, ctx.now),
         ]);
+        await settleIfPaid(ctx, site.id, subscription.id);
         return written!;
       },
       input.adjustmentMethod === 'target' ? { isolation: 'serializable' } : undefined,
@@ -294,11 +297,13 @@ export class LedgerService {
       const errors = new ValidationCollector();
       const memo = requiredMemo(input.memo, errors);
       const amount = readAmount(input, site.currency, errors);
-      if (CLOSED_STATES.includes(subscription.state)) errors.add('This subscription is not eligible to accept credits.');
+      if (CLOSED_STATES.includes(subscription.state))
+        errors.add('This subscription is not eligible to accept credits.');
       errors.throwIfAny();
       const [written] = await ctx.tx.ledger.append([
         line(subscription, 'credit', null, amount === 0 ? 0 : -amount!, memo!, ctx.now),
       ]);
+      await settleIfPaid(ctx, site.id, subscription.id);
       return written!;
     });
   }
@@ -319,6 +324,7 @@ export class LedgerService {
       const [written] = await ctx.tx.ledger.append([
         line(subscription, 'payment', 'manual', amount!, memo, ctx.now, { success: true }),
       ]);
+      await settleIfPaid(ctx, site.id, subscription.id);
       return written!;
     });
   }
@@ -345,8 +351,9 @@ export class LedgerService {
       const errors = new ValidationCollector();
       const memo = requiredMemo(input.memo, errors);
       const hasPayment = input.paymentId !== undefined && input.paymentId !== null;
-      const hasAmount = present(input.amount) || present(input.amountInCents);
-      // Without an amount a refund takes the payment's remainder, so only a payment-less refund needs one.
+      // Without an amount a refund takes the payment's remainder, so only a payment-less refund
+      // needs one; an explicit null is still "Amount: is not a number." as for credits (T3).
+      const hasAmount = input.amount !== undefined || input.amountInCents !== undefined;
       const amount = hasAmount || !hasPayment ? readAmount(input, site.currency, errors) : undefined;
       if (amount === 0) errors.add('Amount: must be greater than 0.', 'amount');
       if (!hasPayment && !external) errors.add('Payment: cannot be blank.', 'payment_id');
@@ -516,7 +523,11 @@ export class LedgerService {
   }
 
   /** Calls the gateway's refund outside any transaction; undefined when it throws (outcome unknown). */
-  async #sendRefund(plan: RefundPlan, currency: string, chargeTransactionId: string): Promise<RefundResult | undefined> {
+  async #sendRefund(
+    plan: RefundPlan,
+    currency: string,
+    chargeTransactionId: string,
+  ): Promise<RefundResult | undefined> {
     try {
       return await this.#deps.gateway.refund({
         idempotencyKey: plan.key,
@@ -630,11 +641,22 @@ export class LedgerService {
       if (released === undefined) {
         throw new BillingError('internal', `Payment ${plan.paymentId} vanished while its refund was pending.`);
       }
-      await ctx.tx.payments.update(siteId, attempt.id, { status: 'failed', message: result.message, updatedAt: ctx.now });
+      await ctx.tx.payments.update(siteId, attempt.id, {
+        status: 'failed',
+        message: result.message,
+        updatedAt: ctx.now,
+      });
       const message = `${result.message} (${plan.memo})`;
-      await recordRefund(ctx, this.#deps.gateway.name, subscription, undefined, released, plan.amountInCents, plan.memo, [
-        message,
-      ]);
+      await recordRefund(
+        ctx,
+        this.#deps.gateway.name,
+        subscription,
+        undefined,
+        released,
+        plan.amountInCents,
+        plan.memo,
+        [message],
+      );
       return { error: new BillingError('gateway_error', message, { data: { attemptId: attempt.id } }) };
     });
   }
@@ -713,8 +735,9 @@ async function loadPayment(
   paymentId: unknown,
 ): Promise<TransactionRecord> {
   const id = typeof paymentId === 'string' && /^\d+$/.test(paymentId) ? Number(paymentId) : paymentId;
-  const payment = typeof id === 'number' && Number.isSafeInteger(id) ? await ctx.tx.ledger.findById(siteId, id) : undefined;
-  if (!payment || payment.type !== 'payment' || payment.subscriptionId !== subscriptionId || payment.success === false) {
+  const payment =
+    typeof id === 'number' && Number.isSafeInteger(id) ? await ctx.tx.ledger.findById(siteId, id) : undefined;
+  if (payment?.type !== 'payment' || payment.subscriptionId !== subscriptionId || payment.success === false) {
     throw notFound('Payment', String(paymentId));
   }
   return payment;

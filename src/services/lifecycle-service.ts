@@ -299,3 +299,18 @@ export async function resumeInCommand(ctx: CommandContext, site: SiteRecord, sub
   await scheduleRenewalAt(ctx, moved, ctx.now);
   return moved;
 }
+
+/**
+ * Returns a subscription in dunning (past due, soft failure) or unpaid to active when its balance
+ * has been paid by other means (an external payment, a credit, an adjustment), and stops its
+ * dunning retries (reference §4.2: "balance paid, or balance reset to 0").
+ */
+export async function settleIfPaid(ctx: CommandContext, siteId: number, subscriptionId: number): Promise<void> {
+  const subscription = await ctx.tx.subscriptions.findById(siteId, subscriptionId);
+  if (!subscription || !['past_due', 'soft_failure', 'unpaid'].includes(subscription.state)) return;
+  if ((await ctx.tx.ledger.balance(siteId, subscriptionId)) > 0) return;
+  const site = await ctx.tx.sites.findById(siteId);
+  if (!site) return;
+  await update(ctx, site, subscription, { state: transition(subscription.state, 'balance_settled') });
+  await ctx.tx.dueWork.cancelFor(siteId, subscriptionId, ['dunning_retry'], ctx.now);
+}

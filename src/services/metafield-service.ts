@@ -54,7 +54,7 @@ export class MetafieldService {
   }
 
   /** Creates one field or several at once; all are checked first, and none is created if any is wrong. */
-  createFields(
+  async createFields(
     subdomain: string,
     resourceType: MetafieldResourceInput,
     input: MetafieldInput | readonly MetafieldInput[],
@@ -94,7 +94,12 @@ export class MetafieldService {
    * Changes a field found by its current name: rename (its values follow), input type, allowed
    * values, scope. Values already stored are kept even if the new allowed values exclude them.
    */
-  updateField(subdomain: string, resourceType: MetafieldResourceInput, name: string, input: MetafieldInput): Promise<MetafieldRecord> {
+  async updateField(
+    subdomain: string,
+    resourceType: MetafieldResourceInput,
+    name: string,
+    input: MetafieldInput,
+  ): Promise<MetafieldRecord> {
     const resource = parseResource(resourceType);
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
@@ -102,14 +107,16 @@ export class MetafieldService {
       const errors = new ValidationCollector();
       const patch = fieldDefinition(input, current, errors);
       errors.throwIfAny();
-      const updated = await mapNameConflict(tx.metafields.updateField(site.id, current.id, { ...patch, updatedAt: now }));
+      const updated = await mapNameConflict(
+        tx.metafields.updateField(site.id, current.id, { ...patch, updatedAt: now }),
+      );
       if (!updated) throw metafieldMissing(name);
       return updated;
     });
   }
 
   /** Deletes a field and every value of it. */
-  deleteField(subdomain: string, resourceType: MetafieldResourceInput, name: string): Promise<void> {
+  async deleteField(subdomain: string, resourceType: MetafieldResourceInput, name: string): Promise<void> {
     const resource = parseResource(resourceType);
     return runCommand(this.#deps, async ({ tx }) => {
       const site = await loadSite(tx, subdomain);
@@ -119,13 +126,15 @@ export class MetafieldService {
   }
 
   /** The site's fields for a resource type, by id. */
-  listFields(subdomain: string, resourceType: MetafieldResourceInput): Promise<MetafieldRecord[]> {
+  async listFields(subdomain: string, resourceType: MetafieldResourceInput): Promise<MetafieldRecord[]> {
     const resource = parseResource(resourceType);
-    return this.#deps.storage.transaction(async (tx) => tx.metafields.listFields((await loadSite(tx, subdomain)).id, resource));
+    return this.#deps.storage.transaction(async (tx) =>
+      tx.metafields.listFields((await loadSite(tx, subdomain)).id, resource),
+    );
   }
 
   /** Sets values on one customer or subscription (insert or replace); returns all its values, by name. */
-  setMetadata(
+  async setMetadata(
     subdomain: string,
     resourceType: MetafieldResourceInput,
     resourceId: number,
@@ -143,7 +152,7 @@ export class MetafieldService {
    * Updates values on one resource. Like the service's `PUT .../metadata`, a value that is not set
    * yet is created, so this is {@link setMetadata} under the name clients look for.
    */
-  updateMetadata(
+  async updateMetadata(
     subdomain: string,
     resourceType: MetafieldResourceInput,
     resourceId: number,
@@ -153,7 +162,11 @@ export class MetafieldService {
   }
 
   /** The values of one customer or subscription, by field name; `not_found` when the resource is missing. */
-  listMetadata(subdomain: string, resourceType: MetafieldResourceInput, resourceId: number): Promise<MetadataRecord[]> {
+  async listMetadata(
+    subdomain: string,
+    resourceType: MetafieldResourceInput,
+    resourceId: number,
+  ): Promise<MetadataRecord[]> {
     const resource = parseResource(resourceType);
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
@@ -163,13 +176,20 @@ export class MetafieldService {
   }
 
   /** Removes one value of a resource; `not_found` when it has no value for that field. */
-  deleteMetadata(subdomain: string, resourceType: MetafieldResourceInput, resourceId: number, name: string): Promise<void> {
+  async deleteMetadata(
+    subdomain: string,
+    resourceType: MetafieldResourceInput,
+    resourceId: number,
+    name: string,
+  ): Promise<void> {
     const resource = parseResource(resourceType);
     return runCommand(this.#deps, async ({ tx }) => {
       const site = await loadSite(tx, subdomain);
       await assertResource(tx, site.id, resource, resourceId);
       if (!(await tx.metafields.deleteValue(site.id, resource, resourceId, name))) {
-        throw new BillingError('not_found', `Metadata: '${String(name)}' is not set.`, { data: { what: 'metadata', name } });
+        throw new BillingError('not_found', `Metadata: '${String(name)}' is not set.`, {
+          data: { what: 'metadata', name },
+        });
       }
     });
   }
@@ -222,7 +242,16 @@ export async function setMetadataInCommand(
   const written: MetadataRecord[] = [];
   for (const { field, value } of checked) {
     written.push(
-      await tx.metafields.setValue({ siteId, resourceType: resource, resourceId, metafieldId: field.id, name: field.name, value, updatedAt: now, now }),
+      await tx.metafields.setValue({
+        siteId,
+        resourceType: resource,
+        resourceId,
+        metafieldId: field.id,
+        name: field.name,
+        value,
+        updatedAt: now,
+        now,
+      }),
     );
   }
   return written;
@@ -234,20 +263,34 @@ function parseResource(value: unknown): MetafieldResource {
   throw invalid("Resource type: must be 'customer' or 'subscription'.", 'resource_type');
 }
 
-async function assertResource(tx: StorageTransaction, siteId: number, resource: MetafieldResource, resourceId: number): Promise<void> {
+async function assertResource(
+  tx: StorageTransaction,
+  siteId: number,
+  resource: MetafieldResource,
+  resourceId: number,
+): Promise<void> {
   const found =
-    resource === 'customer' ? await tx.customers.findById(siteId, resourceId) : await tx.subscriptions.findById(siteId, resourceId);
+    resource === 'customer'
+      ? await tx.customers.findById(siteId, resourceId)
+      : await tx.subscriptions.findById(siteId, resourceId);
   if (!found) throw notFound(resource === 'customer' ? 'Customer' : 'Subscription', resourceId);
 }
 
-async function loadField(tx: StorageTransaction, siteId: number, resource: MetafieldResource, name: string): Promise<MetafieldRecord> {
+async function loadField(
+  tx: StorageTransaction,
+  siteId: number,
+  resource: MetafieldResource,
+  name: string,
+): Promise<MetafieldRecord> {
   const field = typeof name === 'string' ? await tx.metafields.findField(siteId, resource, name.trim()) : undefined;
   if (!field) throw metafieldMissing(name);
   return field;
 }
 
 function metafieldMissing(name: string): BillingError {
-  return new BillingError('not_found', `Metafield: '${String(name)}' does not exist.`, { data: { what: 'metafield', name } });
+  return new BillingError('not_found', `Metafield: '${String(name)}' does not exist.`, {
+    data: { what: 'metafield', name },
+  });
 }
 
 function defaultScope(): MetafieldScope {
@@ -263,14 +306,19 @@ type FieldDefinition = {
  * on update only what is sent changes. Dropdown and radio fields need at least one allowed value,
  * and a text field has none.
  */
-function fieldDefinition(input: MetafieldInput, current: MetafieldRecord | undefined, errors: ValidationCollector): FieldDefinition {
+function fieldDefinition(
+  input: MetafieldInput,
+  current: MetafieldRecord | undefined,
+  errors: ValidationCollector,
+): FieldDefinition {
   const definition: FieldDefinition = {};
   if (input.name !== undefined || !current) {
     if (typeof input.name !== 'string' || input.name.trim() === '') errors.add('Name: cannot be blank.', 'name');
     else definition.name = input.name.trim();
   }
   if (input.inputType !== undefined) {
-    if (!INPUT_TYPES.includes(input.inputType)) errors.add("Input type: must be 'text', 'dropdown' or 'radio'.", 'input_type');
+    if (!INPUT_TYPES.includes(input.inputType))
+      errors.add("Input type: must be 'text', 'dropdown' or 'radio'.", 'input_type');
     else definition.inputType = input.inputType;
   }
   if (input.enum !== undefined) {
@@ -296,14 +344,21 @@ function fieldDefinition(input: MetafieldInput, current: MetafieldRecord | undef
   return definition;
 }
 
-function parseScope(input: MetafieldScopeInput, base: MetafieldScope, errors: ValidationCollector): MetafieldScope | undefined {
+function parseScope(
+  input: MetafieldScopeInput,
+  base: MetafieldScope,
+  errors: ValidationCollector,
+): MetafieldScope | undefined {
   if (typeof input !== 'object' || input === null) {
     errors.add('Scope: must be an object.', 'scope');
     return undefined;
   }
   let hosted = base.hosted;
   if (input.hosted !== undefined) {
-    if (!Array.isArray(input.hosted) || input.hosted.some((h) => (typeof h !== 'string' && typeof h !== 'number') || String(h).trim() === '')) {
+    if (
+      !Array.isArray(input.hosted) ||
+      input.hosted.some((h) => (typeof h !== 'string' && typeof h !== 'number') || String(h).trim() === '')
+    ) {
       errors.add('Scope hosted: must be a list of hosted page ids or "all".', 'scope.hosted');
     } else {
       const pages = [...new Set(input.hosted.map((h) => String(h).trim()))];
@@ -331,7 +386,8 @@ async function mapNameConflict<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Name: must be unique - that value has been taken.', 'name');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('Name: must be unique - that value has been taken.', 'name');
     throw error;
   }
 }

@@ -61,7 +61,10 @@ export class ReferralService {
           return { id: subscription.id, siteId: site.id, subscriptionId: subscription.id, code: candidate };
         }
       }
-      throw new BillingError('not_found', 'Invalid referral code.', { shape: 'string', data: { what: 'referral_code' } });
+      throw new BillingError('not_found', 'Invalid referral code.', {
+        shape: 'string',
+        data: { what: 'referral_code' },
+      });
     });
   }
 }

@@ -43,6 +43,12 @@ export interface RunDueSummary {
   readonly errors: number;
 }
 
+/** Collaborators of {@link RenewalService}. */
+export interface RenewalServiceOptions {
+  /** Settles a payment attempt left open by a one-time charge or refund (`reconcile_payment` rows). */
+  readonly reconcile?: (work: Pick<DueWorkRecord, 'siteId' | 'payload'>) => Promise<'succeeded' | 'failed' | 'unknown' | 'settled'>;
+}
+
 type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice';
 
 /** States whose subscriptions renew at the end of their period. */
@@ -52,7 +58,7 @@ const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due'
 const DUNNING: readonly SubscriptionState[] = ['past_due', 'soft_failure'];
 
 /** The kinds of due work this service runs. */
-const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume', 'dunning_retry', 'notice'];
+const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume', 'dunning_retry', 'notice', 'reconcile_payment'];
 
 const LEASE_MS = 5 * 60_000;
 
@@ -75,9 +81,11 @@ interface PreparedCharge {
 export class RenewalService {
   readonly #deps: SubscriptionDeps;
   readonly #owner = `worker-${randomUUID()}`;
+  readonly #reconcile: RenewalServiceOptions['reconcile'];
 
-  constructor(deps: SubscriptionDeps) {
+  constructor(deps: SubscriptionDeps, options: RenewalServiceOptions = {}) {
     this.#deps = deps;
+    this.#reconcile = options.reconcile;
   }
 
   /** Processes everything due up to `until`; running it again does nothing more. */
@@ -135,6 +143,8 @@ export class RenewalService {
         return this.#autoResume(item);
       case 'notice':
         return this.#notice(item);
+      case 'reconcile_payment':
+        return this.#reconcilePayment(item);
       default:
         return this.#at<Outcome>(item, async (ctx) => {
           await this.#complete(ctx, item);
@@ -150,6 +160,23 @@ export class RenewalService {
 
   async #complete(ctx: CommandContext, item: DueWorkRecord): Promise<void> {
     await ctx.tx.dueWork.complete(item.siteId, item.id, this.#owner, ctx.now);
+  }
+
+  /**
+   * Settles a one-time charge or refund whose outcome was not known when its command ended, by
+   * asking the gateway by key. Still unknown: looked at again an hour later.
+   */
+  async #reconcilePayment(item: DueWorkRecord): Promise<Outcome> {
+    const outcome = this.#reconcile ? await this.#reconcile(item) : 'settled';
+    await this.#at(item, async (ctx) => {
+      if (outcome === 'unknown') {
+        const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
+        await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
+      } else {
+        await this.#complete(ctx, item);
+      }
+    });
+    return outcome === 'unknown' ? 'pending' : outcome === 'failed' ? 'failed' : 'skipped';
   }
 
   /** Resumes a subscription on hold at its automatic resume instant; its new period is then due. */

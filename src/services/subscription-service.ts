@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { balanceDelta } from '../domain/ledger/balance-delta.js';
 import { prorate } from '../domain/money/index.js';
 import {
@@ -31,9 +31,16 @@ import type {
 } from '../ports/storage.js';
 import { loadProduct, type ProductView } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
-import { clampPage, type CustomerInput, insertCustomer, loadCustomer, validateCustomerInput } from './customer-service.js';
+import {
+  clampPage,
+  type CustomerInput,
+  insertCustomer,
+  loadCustomer,
+  validateCustomerInput,
+} from './customer-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
+import { generateReferralCode } from './referral-service.js';
 import { loadSite } from './site-service.js';
 
 /** A card as `credit_card_attributes` gives it; expiry may be a number or a string. */
@@ -114,7 +121,9 @@ export class SubscriptionService {
     const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, input, card !== undefined));
     const tokenized = card === undefined ? undefined : await this.#deps.gateway.tokenize(card);
     if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
-    const vault = tokenized?.ok ? { vaultToken: tokenized.vaultToken, customerVaultToken: tokenized.customerVaultToken } : undefined;
+    const vault = tokenized?.ok
+      ? { vaultToken: tokenized.vaultToken, customerVaultToken: tokenized.customerVaultToken }
+      : undefined;
 
     let attempt: import('../ports/storage.js').PaymentAttemptRecord | undefined;
     if (plan.totalInCents > 0) {
@@ -135,7 +144,12 @@ export class SubscriptionService {
           updatedAt: now,
         }),
       );
-      const result = await chargeAttempt(this.#deps.gateway, attempt, vault!, `Signup: ${plan.product.version.terms.name}`);
+      const result = await chargeAttempt(
+        this.#deps.gateway,
+        attempt,
+        vault!,
+        `Signup: ${plan.product.version.terms.name}`,
+      );
       if (result.outcome !== 'success') {
         const failed = attempt;
         await runCommand(this.#deps, async (ctx) => {
@@ -149,7 +163,10 @@ export class SubscriptionService {
             key: 'signup_failure',
             subjectType: 'payment_attempt',
             subjectId: failed.id,
-            payload: { subscription: { state: 'failed_to_create', product: { handle: plan.product.product.handle } }, message: result.message },
+            payload: {
+              subscription: { state: 'failed_to_create', product: { handle: plan.product.product.handle } },
+              message: result.message,
+            },
           });
         });
         throw new BillingError(result.outcome === 'declined' ? 'payment_declined' : 'gateway_error', result.message, {
@@ -160,86 +177,104 @@ export class SubscriptionService {
     }
 
     const paid = attempt;
-    const created = await runCommand(this.#deps, async (ctx) => {
-      const customer = plan.customer ?? (await insertCustomer(ctx, plan.site.id, input.customer ?? {}));
-      const profile =
-        tokenized?.ok && card
-          ? await ctx.tx.customers.insertPaymentProfile({
-              siteId: plan.site.id,
-              customerId: customer.id,
-              paymentType: 'credit_card',
-              vaultToken: tokenized.vaultToken,
-              customerVaultToken: tokenized.customerVaultToken,
-              currentVault: this.#deps.gateway.name,
-              cardType: tokenized.cardType,
-              lastFour: tokenized.lastFour,
-              expirationMonth: card.expirationMonth,
-              expirationYear: card.expirationYear,
-              firstName: card.firstName ?? customer.firstName,
-              lastName: card.lastName ?? customer.lastName,
-              billingAddress: customer.address,
-              createdAt: ctx.now,
-              updatedAt: ctx.now,
-            })
-          : null;
-      const subscription = await ctx.tx.subscriptions.insert({
-        siteId: plan.site.id,
-        customerId: customer.id,
-        productId: plan.product.product.id,
-        productVersion: plan.product.version.version,
-        paymentProfileId: profile?.id ?? null,
-        state: plan.state,
-        periodAnchorAt: plan.anchor,
-        periodIndex: plan.periodIndex,
-        currentPeriodStartedAt: plan.periodStart,
-        currentPeriodEndsAt: plan.periodEnd,
-        nextAssessmentAt: plan.periodEnd,
-        trialStartedAt: plan.trialEndsAt ? ctx.now : null,
-        trialEndedAt: plan.trialEndsAt,
-        activatedAt: plan.state === 'active' ? ctx.now : null,
-        canceledAt: null,
-        expiresAt: plan.expiresAt,
-        delayedCancelAt: null,
-        cancelAtEndOfPeriod: false,
-        cancellationMessage: null,
-        cancellationMethod: null,
-        signupPaymentId: null,
-        signupRevenueInCents: plan.totalInCents,
-        couponCodes: [],
-        referralCode: null,
-        data: plan.snapDay === undefined ? {} : { snapDay: plan.snapDay },
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
-      const lines = plan.charges.map((c) =>
-        line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, { periodIndex: plan.periodIndex }),
-      );
-      if (paid) {
-        lines.push(
-          line(subscription, 'payment', null, paid.amountInCents, `Payment for: ${plan.product.version.terms.name}`, ctx.now, {
-            success: true,
-            gatewayTransactionId: paid.gatewayTransactionId,
-          }),
-        );
-      }
-      const written = await ctx.tx.ledger.append(lines);
-      const payment = paid ? written.at(-1)! : undefined;
-      if (paid && payment) {
-        await ctx.tx.payments.update(plan.site.id, paid.id, {
-          status: 'succeeded',
-          gatewayTransactionId: paid.gatewayTransactionId,
-          transactionId: payment.id,
+    // The payment is taken: a collision on a generated referral code must not fail the signup,
+    // so the write is retried (as a whole: Postgres aborts a transaction on a unique violation).
+    const created = await retryOnConflict(3, () =>
+      runCommand(this.#deps, async (ctx) => {
+        const customer = plan.customer ?? (await insertCustomer(ctx, plan.site.id, input.customer ?? {}));
+        const profile =
+          tokenized?.ok && card
+            ? await ctx.tx.customers.insertPaymentProfile({
+                siteId: plan.site.id,
+                customerId: customer.id,
+                paymentType: 'credit_card',
+                vaultToken: tokenized.vaultToken,
+                customerVaultToken: tokenized.customerVaultToken,
+                currentVault: this.#deps.gateway.name,
+                cardType: tokenized.cardType,
+                lastFour: tokenized.lastFour,
+                expirationMonth: card.expirationMonth,
+                expirationYear: card.expirationYear,
+                firstName: card.firstName ?? customer.firstName,
+                lastName: card.lastName ?? customer.lastName,
+                billingAddress: customer.address,
+                createdAt: ctx.now,
+                updatedAt: ctx.now,
+              })
+            : null;
+        const subscription = await ctx.tx.subscriptions.insert({
+          siteId: plan.site.id,
+          customerId: customer.id,
+          productId: plan.product.product.id,
+          productVersion: plan.product.version.version,
+          paymentProfileId: profile?.id ?? null,
+          state: plan.state,
+          periodAnchorAt: plan.anchor,
+          periodIndex: plan.periodIndex,
+          currentPeriodStartedAt: plan.periodStart,
+          currentPeriodEndsAt: plan.periodEnd,
+          nextAssessmentAt: plan.periodEnd,
+          trialStartedAt: plan.trialEndsAt ? ctx.now : null,
+          trialEndedAt: plan.trialEndsAt,
+          activatedAt: plan.state === 'active' ? ctx.now : null,
+          canceledAt: null,
+          expiresAt: plan.expiresAt,
+          delayedCancelAt: null,
+          cancelAtEndOfPeriod: false,
+          cancellationMessage: null,
+          cancellationMethod: null,
+          signupPaymentId: null,
+          signupRevenueInCents: plan.totalInCents,
+          couponCodes: [],
+          referralCode: plan.site.settings.referralsEnabled ? await freeReferralCode(ctx.tx, plan.site.id) : null,
+          data: plan.snapDay === undefined ? {} : { snapDay: plan.snapDay },
+          createdAt: ctx.now,
           updatedAt: ctx.now,
         });
-      }
-      const stored = await ctx.tx.subscriptions.updateAtVersion(plan.site.id, subscription.id, subscription.version, {
-        signupPaymentId: payment?.id ?? null,
-      });
-      await scheduleRenewalAt(ctx, stored!);
-      ctx.record({ siteId: plan.site.id, key: 'signup_success', subjectType: 'subscription', subjectId: subscription.id, payload: { subscription: { id: subscription.id, state: plan.state } } });
-      if (payment) recordPayment(ctx, stored!, payment, true);
-      return stored!.id;
-    });
+        const lines = plan.charges.map((c) =>
+          line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, { periodIndex: plan.periodIndex }),
+        );
+        if (paid) {
+          lines.push(
+            line(
+              subscription,
+              'payment',
+              null,
+              paid.amountInCents,
+              `Payment for: ${plan.product.version.terms.name}`,
+              ctx.now,
+              {
+                success: true,
+                gatewayTransactionId: paid.gatewayTransactionId,
+              },
+            ),
+          );
+        }
+        const written = await ctx.tx.ledger.append(lines);
+        const payment = paid ? written.at(-1)! : undefined;
+        if (paid && payment) {
+          await ctx.tx.payments.update(plan.site.id, paid.id, {
+            status: 'succeeded',
+            gatewayTransactionId: paid.gatewayTransactionId,
+            transactionId: payment.id,
+            updatedAt: ctx.now,
+          });
+        }
+        const stored = await ctx.tx.subscriptions.updateAtVersion(plan.site.id, subscription.id, subscription.version, {
+          signupPaymentId: payment?.id ?? null,
+        });
+        await scheduleRenewalAt(ctx, stored!);
+        ctx.record({
+          siteId: plan.site.id,
+          key: 'signup_success',
+          subjectType: 'subscription',
+          subjectId: subscription.id,
+          payload: { subscription: { id: subscription.id, state: plan.state } },
+        });
+        if (payment) recordPayment(ctx, stored!, payment, true);
+        return stored!.id;
+      }),
+    );
     return this.get(subdomain, created);
   }
 
@@ -253,17 +288,27 @@ export class SubscriptionService {
    * a partial update (expiry only) is refused here, as the spec says. The new card is tokenized
    * outside the transaction; `subscription_card_update` is recorded with both masked profiles.
    */
-  async updateCard(subdomain: string, id: number, input: CreditCardInput & { billingAddress?: Partial<AddressFields> }): Promise<SubscriptionView> {
+  async updateCard(
+    subdomain: string,
+    id: number,
+    input: CreditCardInput & { billingAddress?: Partial<AddressFields> },
+  ): Promise<SubscriptionView> {
     const card = parseCard(input);
     const current = await this.get(subdomain, id);
-    requireTaxAddress(current.product.version.terms.taxable, { ...current.paymentProfile?.billingAddress, ...input.billingAddress });
+    requireTaxAddress(current.product.version.terms.taxable, {
+      ...current.paymentProfile?.billingAddress,
+      ...input.billingAddress,
+    });
     const tokenized = await this.#deps.gateway.tokenize(card);
     if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const subscription = await loadSubscription(ctx.tx, site.id, id);
       const customer = await loadCustomer(ctx.tx, site.id, subscription.customerId);
-      const previous = subscription.paymentProfileId === null ? undefined : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
+      const previous =
+        subscription.paymentProfileId === null
+          ? undefined
+          : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
       const profile = await ctx.tx.customers.insertPaymentProfile({
         siteId: site.id,
         customerId: customer.id,
@@ -281,7 +326,10 @@ export class SubscriptionService {
         createdAt: ctx.now,
         updatedAt: ctx.now,
       });
-      const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, { paymentProfileId: profile.id, updatedAt: ctx.now });
+      const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, {
+        paymentProfileId: profile.id,
+        updatedAt: ctx.now,
+      });
       if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
       ctx.record({
         siteId: site.id,
@@ -312,10 +360,15 @@ export class SubscriptionService {
       const site = await loadSite(tx, subdomain);
       const profile = await tx.customers.findPaymentProfile(site.id, profileId);
       if (!profile) throw notFound('Payment profile', profileId);
-      const subscriptions = await tx.subscriptions.list(site.id, { customerId: profile.customerId }, { page: 1, perPage: 200 });
+      const subscriptions = await tx.subscriptions.list(
+        site.id,
+        { customerId: profile.customerId },
+        { page: 1, perPage: 200 },
+      );
       let taxed = false;
       for (const sub of subscriptions.filter((x) => x.paymentProfileId === profileId)) {
-        taxed ||= (await tx.catalog.findProductVersion(site.id, sub.productId, sub.productVersion))?.terms.taxable === true;
+        taxed ||=
+          (await tx.catalog.findProductVersion(site.id, sub.productId, sub.productVersion))?.terms.taxable === true;
       }
       return { site, profile, taxed };
     });
@@ -326,12 +379,20 @@ export class SubscriptionService {
     });
     const billingAddress = { ...existing.profile.billingAddress, ...input.billingAddress } as AddressFields;
     requireTaxAddress(existing.taxed, billingAddress);
-    const tokenized = input.fullNumber === undefined ? undefined : await this.#deps.gateway.tokenize({ ...card, fullNumber: parseCard(input as CreditCardInput).fullNumber });
+    const tokenized =
+      input.fullNumber === undefined
+        ? undefined
+        : await this.#deps.gateway.tokenize({ ...card, fullNumber: parseCard(input as CreditCardInput).fullNumber });
     if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'payment_profile.full_number');
     return runCommand(this.#deps, async (ctx) => {
       const updated = await ctx.tx.customers.updatePaymentProfile(existing.site.id, profileId, {
         ...(tokenized?.ok
-          ? { vaultToken: tokenized.vaultToken, customerVaultToken: tokenized.customerVaultToken, cardType: tokenized.cardType, lastFour: tokenized.lastFour }
+          ? {
+              vaultToken: tokenized.vaultToken,
+              customerVaultToken: tokenized.customerVaultToken,
+              cardType: tokenized.cardType,
+              lastFour: tokenized.lastFour,
+            }
           : {}),
         expirationMonth: card.expirationMonth,
         expirationYear: card.expirationYear,
@@ -365,7 +426,12 @@ export class SubscriptionService {
     });
   }
 
-  async #plan(tx: StorageTransaction, subdomain: string, input: CreateSubscriptionInput, hasCard: boolean): Promise<SignupPlan> {
+  async #plan(
+    tx: StorageTransaction,
+    subdomain: string,
+    input: CreateSubscriptionInput,
+    hasCard: boolean,
+  ): Promise<SignupPlan> {
     const site = await loadSite(tx, subdomain);
     const errors = new ValidationCollector();
     let product: ProductView | undefined;
@@ -376,11 +442,13 @@ export class SubscriptionService {
     } else if (typeof input.productHandle === 'string' && input.productHandle !== '') {
       const found = await tx.catalog.findProductByHandle(site.id, input.productHandle);
       if (found) product = await loadProduct(tx, site.id, found.id);
-      else errors.add(`Product with API Handle '${input.productHandle}' does not exist for this site.`, 'product_handle');
+      else
+        errors.add(`Product with API Handle '${input.productHandle}' does not exist for this site.`, 'product_handle');
     } else {
       errors.add('Product: must be specified.', 'product_handle');
     }
-    if (product?.product.archivedAt) errors.add('Product: has been archived and cannot be subscribed to.', 'product_handle');
+    if (product?.product.archivedAt)
+      errors.add('Product: has been archived and cannot be subscribed to.', 'product_handle');
     let customer: CustomerRecord | undefined;
     if (input.customerId !== undefined) {
       customer = await tx.customers.findById(site.id, input.customerId);
@@ -395,7 +463,9 @@ export class SubscriptionService {
     }
     const now = this.#deps.clock.now();
     const nextBillingAt =
-      input.nextBillingAt === undefined ? undefined : errors.capture(() => parseInstant(input.nextBillingAt, site.timeZone, 'Next billing at'));
+      input.nextBillingAt === undefined
+        ? undefined
+        : errors.capture(() => parseInstant(input.nextBillingAt, site.timeZone, 'Next billing at'));
     const snapDay =
       input.snapDay === undefined
         ? undefined
@@ -405,10 +475,13 @@ export class SubscriptionService {
           });
     if (snapDay !== undefined && product) {
       const t = product.version.terms;
-      if (t.interval !== 1 || t.intervalUnit !== 'month') errors.add('Snap day: calendar billing needs a product billed every 1 month.', 'snap_day');
+      if (t.interval !== 1 || t.intervalUnit !== 'month')
+        errors.add('Snap day: calendar billing needs a product billed every 1 month.', 'snap_day');
       if (t.trialInterval !== null) errors.add('Snap day: calendar billing cannot be used with a trial.', 'snap_day');
-      if (t.expirationInterval !== null) errors.add('Snap day: calendar billing cannot be used with an expiration.', 'snap_day');
-      if (input.nextBillingAt !== undefined) errors.add('Snap day: cannot be combined with next billing at.', 'snap_day');
+      if (t.expirationInterval !== null)
+        errors.add('Snap day: calendar billing cannot be used with an expiration.', 'snap_day');
+      if (input.nextBillingAt !== undefined)
+        errors.add('Snap day: cannot be combined with next billing at.', 'snap_day');
     }
     errors.throwIfAny();
     const terms = product!.version.terms;
@@ -427,8 +500,14 @@ export class SubscriptionService {
       periodEnd = anchor;
       const full = snapBoundary(now, snapDay, site.timeZone).getTime() !== anchor.getTime();
       const previousSnap = snapBoundary(new Date(anchor.getTime() - 32 * 86_400_000), snapDay, site.timeZone);
-      const amount = full ? terms.priceInCents : prorate(terms.priceInCents, anchor.getTime() - now.getTime(), anchor.getTime() - previousSnap.getTime());
-      charges.push({ kind: 'baseline', amountInCents: amount, memo: `${terms.name} (${describePeriod(now, anchor)}${full ? '' : ', prorated'})` });
+      const amount = full
+        ? terms.priceInCents
+        : prorate(terms.priceInCents, anchor.getTime() - now.getTime(), anchor.getTime() - previousSnap.getTime());
+      charges.push({
+        kind: 'baseline',
+        amountInCents: amount,
+        memo: `${terms.name} (${describePeriod(now, anchor)}${full ? '' : ', prorated'})`,
+      });
       if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
     } else if (nextBillingAt !== undefined && nextBillingAt.getTime() > now.getTime()) {
       // An import or custom trial: nothing is charged until the given instant.
@@ -438,32 +517,85 @@ export class SubscriptionService {
       periodEnd = nextBillingAt;
     } else if (terms.trialInterval !== null && nextBillingAt === undefined) {
       state = 'trialing';
-      trialEndsAt = addInterval(now, { count: terms.trialInterval, unit: terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone);
+      trialEndsAt = addInterval(
+        now,
+        { count: terms.trialInterval, unit: terms.trialIntervalUnit ?? 'month' },
+        1,
+        site.timeZone,
+      );
       anchor = trialEndsAt;
       periodIndex = -1;
       periodStart = now;
       periodEnd = trialEndsAt;
-      if ((terms.trialPriceInCents ?? 0) > 0) charges.push({ kind: 'trial', amountInCents: terms.trialPriceInCents!, memo: `${terms.name} trial` });
+      if ((terms.trialPriceInCents ?? 0) > 0)
+        charges.push({ kind: 'trial', amountInCents: terms.trialPriceInCents!, memo: `${terms.name} trial` });
       if ((terms.initialChargeInCents ?? 0) > 0 && !terms.initialChargeAfterTrial) charges.push(setupFee(terms));
     } else {
       anchor = nextBillingAt ?? now;
       const period = billingPeriod(anchor, 0, interval, site.timeZone);
       periodStart = period.start;
       periodEnd = period.end;
-      charges.push({ kind: 'baseline', amountInCents: terms.priceInCents, memo: `${terms.name} (${describePeriod(period.start, period.end)})` });
+      charges.push({
+        kind: 'baseline',
+        amountInCents: terms.priceInCents,
+        memo: `${terms.name} (${describePeriod(period.start, period.end)})`,
+      });
       if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
     }
     const totalInCents = charges.reduce((sum, c) => sum + c.amountInCents, 0);
-    if (totalInCents > 0 && !hasCard) throw invalid('A payment method is required: the signup charge cannot be collected without a card.', 'credit_card');
+    if (totalInCents > 0 && !hasCard)
+      throw invalid(
+        'A payment method is required: the signup charge cannot be collected without a card.',
+        'credit_card',
+      );
     if (totalInCents === 0 && !hasCard && terms.requireCreditCard && terms.priceInCents > 0) {
       throw invalid('Credit card: is required for this product.', 'credit_card');
     }
     const expiresAt =
       terms.expirationInterval !== null && terms.expirationInterval > 0
-        ? addInterval(now, { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' }, 1, site.timeZone)
+        ? addInterval(
+            now,
+            { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' },
+            1,
+            site.timeZone,
+          )
         : null;
-    return { site, product: product!, customer, state, anchor, periodIndex, periodStart, periodEnd, trialEndsAt, expiresAt, snapDay, charges, totalInCents };
+    return {
+      site,
+      product: product!,
+      customer,
+      state,
+      anchor,
+      periodIndex,
+      periodStart,
+      periodEnd,
+      trialEndsAt,
+      expiresAt,
+      snapDay,
+      charges,
+      totalInCents,
+    };
   }
+}
+
+/** Runs `work` again (up to `times` in all) when it fails with a `conflict`. */
+async function retryOnConflict<T>(times: number, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= times || !(error instanceof BillingError && error.code === 'conflict')) throw error;
+    }
+  }
+}
+
+/** A referral code no subscription of the site has yet (checked first; the unique index decides). */
+async function freeReferralCode(tx: StorageTransaction, siteId: number): Promise<string> {
+  for (let i = 0; i < 5; i++) {
+    const code = generateReferralCode(randomBytes);
+    if (!(await tx.subscriptions.findByReferralCode(siteId, code))) return code;
+  }
+  return generateReferralCode(randomBytes);
 }
 
 function setupFee(terms: ProductTerms) {
@@ -504,18 +636,30 @@ export function line(
 }
 
 /** Records `payment_success` or `payment_failure` for a ledger payment. */
-export function recordPayment(ctx: CommandContext, subscription: SubscriptionRecord, payment: TransactionRecord, success: boolean): void {
+export function recordPayment(
+  ctx: CommandContext,
+  subscription: SubscriptionRecord,
+  payment: TransactionRecord,
+  success: boolean,
+): void {
   ctx.record({
     siteId: subscription.siteId,
     key: success ? 'payment_success' : 'payment_failure',
     subjectType: 'subscription',
     subjectId: subscription.id,
-    payload: { subscription: { id: subscription.id, state: subscription.state }, transaction: { id: payment.id, amount_in_cents: payment.amountInCents } },
+    payload: {
+      subscription: { id: subscription.id, state: subscription.state },
+      transaction: { id: payment.id, amount_in_cents: payment.amountInCents },
+    },
   });
 }
 
 /** A subscription inside a transaction; `not_found` when missing. */
-export async function loadSubscription(tx: StorageTransaction, siteId: number, id: number): Promise<SubscriptionRecord> {
+export async function loadSubscription(
+  tx: StorageTransaction,
+  siteId: number,
+  id: number,
+): Promise<SubscriptionRecord> {
   const subscription = await tx.subscriptions.findById(siteId, id);
   if (!subscription) throw notFound('Subscription', id);
   return subscription;
@@ -526,13 +670,17 @@ export async function loadView(tx: StorageTransaction, siteId: number, id: numbe
   const subscription = await loadSubscription(tx, siteId, id);
   const version = await tx.catalog.findProductVersion(siteId, subscription.productId, subscription.productVersion);
   const product = await tx.catalog.findProduct(siteId, subscription.productId);
-  if (!version || !product) throw new BillingError('storage', `Subscription ${id} refers to a missing product version.`);
+  if (!version || !product)
+    throw new BillingError('storage', `Subscription ${id} refers to a missing product version.`);
   return {
     subscription,
     balanceInCents: await tx.ledger.balance(siteId, id),
     product: { product, version },
     customer: await loadCustomer(tx, siteId, subscription.customerId),
-    paymentProfile: subscription.paymentProfileId === null ? null : ((await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId)) ?? null),
+    paymentProfile:
+      subscription.paymentProfileId === null
+        ? null
+        : ((await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId)) ?? null),
   };
 }
 
@@ -565,20 +713,28 @@ const SORT_ALIASES: Readonly<Record<string, SubscriptionDateField>> = {
 };
 
 /** Turns an API query into a storage filter; undefined when it can match nothing. */
-async function listFilter(tx: StorageTransaction, site: SiteRecord, query: SubscriptionListQuery): Promise<SubscriptionFilter | undefined> {
+async function listFilter(
+  tx: StorageTransaction,
+  site: SiteRecord,
+  query: SubscriptionListQuery,
+): Promise<SubscriptionFilter | undefined> {
   const errors = new ValidationCollector();
   const states =
     query.state === undefined
       ? undefined
       : (Array.isArray(query.state) ? query.state : [query.state]).map((raw) => {
           const state = raw === 'canceled' ? 'cancelled' : raw;
-          if (!SUBSCRIPTION_STATES.includes(state as SubscriptionState)) errors.add(`State: '${raw}' is not a valid state.`, 'state');
+          if (!SUBSCRIPTION_STATES.includes(state as SubscriptionState))
+            errors.add(`State: '${raw}' is not a valid state.`, 'state');
           return state as SubscriptionState;
         });
   const sort = query.sort === undefined ? undefined : (SORT_ALIASES[query.sort] ?? query.sort);
-  if (sort !== undefined && !DATE_FIELDS.includes(sort)) errors.add(`Sort: '${query.sort}' is not a valid sort.`, 'sort');
-  if (query.dateField !== undefined && !DATE_FIELDS.includes(query.dateField)) errors.add(`Date field: '${query.dateField}' is not valid.`, 'date_field');
-  if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc') errors.add("Direction: must be 'asc' or 'desc'.", 'direction');
+  if (sort !== undefined && !DATE_FIELDS.includes(sort))
+    errors.add(`Sort: '${query.sort}' is not a valid sort.`, 'sort');
+  if (query.dateField !== undefined && !DATE_FIELDS.includes(query.dateField))
+    errors.add(`Date field: '${query.dateField}' is not valid.`, 'date_field');
+  if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc')
+    errors.add("Direction: must be 'asc' or 'desc'.", 'direction');
   const start =
     query.startDatetime !== undefined
       ? errors.capture(() => parseInstant(query.startDatetime, site.timeZone, 'Start datetime'))
@@ -612,11 +768,31 @@ async function listFilter(tx: StorageTransaction, site: SiteRecord, query: Subsc
 }
 
 const SUBSCRIPTION_STATES: readonly SubscriptionState[] = [
-  'trialing', 'active', 'soft_failure', 'past_due', 'unpaid', 'cancelled', 'expired', 'trial_ended', 'on_hold', 'suspended', 'failed_to_create', 'awaiting_signup',
+  'trialing',
+  'active',
+  'soft_failure',
+  'past_due',
+  'unpaid',
+  'cancelled',
+  'expired',
+  'trial_ended',
+  'on_hold',
+  'suspended',
+  'failed_to_create',
+  'awaiting_signup',
 ];
 
 const DATE_FIELDS: readonly string[] = [
-  'current_period_ends_at', 'current_period_starts_at', 'created_at', 'activated_at', 'canceled_at', 'expires_at', 'trial_started_at', 'trial_ended_at', 'updated_at', 'next_assessment_at',
+  'current_period_ends_at',
+  'current_period_starts_at',
+  'created_at',
+  'activated_at',
+  'canceled_at',
+  'expires_at',
+  'trial_started_at',
+  'trial_ended_at',
+  'updated_at',
+  'next_assessment_at',
 ];
 
 /** A payment profile as events show it: never the vault token or more than the last four. */
@@ -634,9 +810,16 @@ export function maskedProfile(profile: PaymentProfileRecord): Record<string, unk
 function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): void {
   if (!taxed) return;
   const errors = new ValidationCollector();
-  const labels: [keyof AddressFields, string][] = [['address', 'Billing address'], ['city', 'Billing city'], ['state', 'Billing state'], ['zip', 'Billing zip code'], ['country', 'Billing country']];
+  const labels: [keyof AddressFields, string][] = [
+    ['address', 'Billing address'],
+    ['city', 'Billing city'],
+    ['state', 'Billing state'],
+    ['zip', 'Billing zip code'],
+    ['country', 'Billing country'],
+  ];
   for (const [field, label] of labels) {
-    if (typeof address[field] !== 'string' || address[field]!.trim() === '') errors.add(`${label}: cannot be blank.`, `payment_profile.billing_${field}`);
+    if (typeof address[field] !== 'string' || address[field]!.trim() === '')
+      errors.add(`${label}: cannot be blank.`, `payment_profile.billing_${field}`);
   }
   errors.throwIfAny();
 }
@@ -645,13 +828,20 @@ function parseCard(input: CreditCardInput): CardInput {
   const errors = new ValidationCollector();
   const number = typeof input.fullNumber === 'string' ? input.fullNumber.replace(/[\s-]/g, '') : '';
   if (number === '') errors.add('Credit card number: cannot be blank.', 'credit_card.full_number');
-  else if (!/^\d+$/.test(number)) errors.add('Credit card number: must contain only digits.', 'credit_card.full_number');
-  const month = Number(typeof input.expirationMonth === 'string' ? input.expirationMonth.trim() : input.expirationMonth);
+  else if (!/^\d+$/.test(number))
+    errors.add('Credit card number: must contain only digits.', 'credit_card.full_number');
+  const month = Number(
+    typeof input.expirationMonth === 'string' ? input.expirationMonth.trim() : input.expirationMonth,
+  );
   const year = Number(typeof input.expirationYear === 'string' ? input.expirationYear.trim() : input.expirationYear);
-  if (input.expirationMonth === undefined || input.expirationMonth === '') errors.add('Credit card expiration month: cannot be blank.', 'credit_card.expiration_month');
-  else if (!Number.isInteger(month) || month < 1 || month > 12) errors.add('Credit card expiration month: must be a number from 1 to 12.', 'credit_card.expiration_month');
-  if (input.expirationYear === undefined || input.expirationYear === '') errors.add('Credit card expiration year: cannot be blank.', 'credit_card.expiration_year');
-  else if (!Number.isInteger(year) || year < 2000 || year > 2200) errors.add('Credit card expiration year: must be a four-digit year.', 'credit_card.expiration_year');
+  if (input.expirationMonth === undefined || input.expirationMonth === '')
+    errors.add('Credit card expiration month: cannot be blank.', 'credit_card.expiration_month');
+  else if (!Number.isInteger(month) || month < 1 || month > 12)
+    errors.add('Credit card expiration month: must be a number from 1 to 12.', 'credit_card.expiration_month');
+  if (input.expirationYear === undefined || input.expirationYear === '')
+    errors.add('Credit card expiration year: cannot be blank.', 'credit_card.expiration_year');
+  else if (!Number.isInteger(year) || year < 2000 || year > 2200)
+    errors.add('Credit card expiration year: must be a four-digit year.', 'credit_card.expiration_year');
   errors.throwIfAny();
   return {
     fullNumber: number,

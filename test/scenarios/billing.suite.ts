@@ -303,6 +303,69 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(notices.map((n) => n.at)).toEqual(['2028-02-26T15:00:00.000Z', '2028-03-17T15:00:00.000Z']);
     });
 
+    it('gives referral codes when the site enables referrals, and validates them', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const without = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      expect(without.subscription.referralCode).toBeNull();
+      await f.engine.sites.update('acme', { settings: { referralsEnabled: true } });
+      const codes = new Set<string>();
+      for (let i = 0; i < 5; i++) {
+        const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: `r${i}@b.co` }, creditCard: VISA });
+        expect(sub.subscription.referralCode).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
+        codes.add(sub.subscription.referralCode!);
+        expect((await acme.referrals.validate(sub.subscription.referralCode!)).subscriptionId).toBe(sub.subscription.id);
+      }
+      expect(codes.size).toBe(5);
+      const unknown = await rejection(acme.referrals.validate('NOPE2345'));
+      expect(unknown).toMatchObject({ code: 'not_found', message: 'Invalid referral code.', shape: 'string' });
+    });
+
+    it('returns a past-due subscription to active when its balance is paid outside the gateway', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
+      f.clock.set('2028-03-01T00:00:00Z');
+      await f.engine.runDue();
+      expect((await acme.subscriptions.get(sub.subscription.id)).subscription.state).toBe('past_due');
+      await acme.ledger.recordExternalPayment(sub.subscription.id, { amount: '10.00', memo: 'Paid by check' });
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.state).toBe('active');
+      expect(view.balanceInCents).toBe(0);
+      const calls = f.gateway.chargeCalls;
+      f.clock.set('2028-03-10T00:00:00Z');
+      await f.engine.runDue();
+      expect(f.gateway.chargeCalls).toBe(calls);
+    });
+
+    it('settles a lost one-time charge at once when the gateway has it', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'charge:', charged: true });
+      const charge = await acme.ledger.charge(sub.subscription.id, { amount: '7.00', memo: 'One Time Charge' });
+      expect(charge.amountInCents).toBe(700);
+      expect((await acme.subscriptions.get(sub.subscription.id)).balanceInCents).toBe(0);
+      expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('charge:'))).toHaveLength(1);
+    });
+
+    it('records a lost one-time charge the gateway never saw as failed, through due work, never charging it', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'charge:', charged: false });
+      const error = await rejection(acme.ledger.charge(sub.subscription.id, { amount: '7.00', memo: 'One Time Charge' }));
+      expect(error.code).toBe('gateway_error');
+      expect((await acme.subscriptions.transactions(sub.subscription.id)).slice(2)).toEqual([]);
+      f.clock.advance({ hours: 2 });
+      await f.engine.runDue();
+      const lines = (await acme.subscriptions.transactions(sub.subscription.id)).slice(2);
+      expect(lines.map((l) => [l.type, l.success, l.amountInCents, l.endingBalanceInCents])).toEqual([['info', false, 700, 0]]);
+      expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('charge:'))).toEqual([]);
+      expect((await f.engine.runDue()).processed).toBe(0);
+    });
+
     it('imports a subscription with a future billing date without charging now', async () => {
       const f = fixture();
       const { acme } = await setup(f);

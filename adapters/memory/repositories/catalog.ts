@@ -29,6 +29,15 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
     async listFamilies(siteId) {
       return state.families.filter((f) => f.siteId === siteId);
     },
+    async updateFamily(siteId, id, patch) {
+      const family = state.families.get(id);
+      if (family === undefined || family.siteId !== siteId) return undefined;
+      const handle = patch.handle;
+      if (handle !== undefined && state.families.count((f) => f.siteId === siteId && f.handle === handle && f.id !== id) > 0) {
+        throw conflict('Handle');
+      }
+      return state.families.replace(journal, { ...family, ...patch });
+    },
     async insertProduct(product, terms) {
       if (state.products.count((p) => p.siteId === product.siteId && p.handle === product.handle) > 0) throw conflict('Handle');
       const stored = state.products.insert(journal, { ...product, id: state.products.nextId(), currentVersion: 1 });

@@ -62,7 +62,8 @@ export function memoryLedger(state: MemoryState, journal: Journal): LedgerReposi
     async addRefunded(siteId, paymentId, amountInCents) {
       const line = state.transactions.get(paymentId);
       if (line === undefined || line.siteId !== siteId || line.type !== 'payment') return undefined;
-      if (line.refundedAmountInCents + amountInCents > line.amountInCents) return undefined;
+      const total = line.refundedAmountInCents + amountInCents;
+      if (total > line.amountInCents || total < 0) return undefined;
       return state.transactions.replace(journal, { ...line, refundedAmountInCents: line.refundedAmountInCents + amountInCents });
     },
   };

@@ -64,9 +64,13 @@ export interface ComponentPricingInput {
 export function parseComponentPricing(input: ComponentPricingInput): ComponentPricing {
   const problems = new UniqueMessages();
   const scheme = input.scheme;
-  if (scheme === undefined || scheme === null || scheme === '') problems.add('Pricing scheme: cannot be blank.', 'pricing_scheme');
+  if (scheme === undefined || scheme === null || scheme === '')
+    problems.add('Pricing scheme: cannot be blank.', 'pricing_scheme');
   else if (!PRICING_SCHEMES.includes(scheme as PricingScheme)) {
-    problems.add(`Pricing scheme: '${String(scheme)}' is not one of per_unit, volume, tiered, stairstep.`, 'pricing_scheme');
+    problems.add(
+      `Pricing scheme: '${String(scheme)}' is not one of per_unit, volume, tiered, stairstep.`,
+      'pricing_scheme',
+    );
   }
   const brackets: PriceBracket[] = [];
   for (const raw of input.brackets ?? []) {
@@ -188,7 +192,10 @@ export function samePricing(a: ComponentPricing, b: ComponentPricing): boolean {
 function parseBracket(raw: PriceBracketInput, problems: UniqueMessages): PriceBracket | undefined {
   const start = wholeNumber(raw.startingQuantity, 'Starting quantity', 'starting_quantity', problems);
   const rawEnd = raw.endingQuantity;
-  const end = rawEnd === undefined || rawEnd === null || rawEnd === '' ? null : wholeNumber(rawEnd, 'Ending quantity', 'ending_quantity', problems);
+  const end =
+    rawEnd === undefined || rawEnd === null || rawEnd === ''
+      ? null
+      : wholeNumber(rawEnd, 'Ending quantity', 'ending_quantity', problems);
   const price = parseUnitPrice(raw.unitPrice, problems);
   if (start === undefined || end === undefined || price === undefined) return undefined;
   return { startingQuantity: start, endingQuantity: end, unitPrice: price };
@@ -282,10 +289,6 @@ class UniqueMessages {
     } catch (error) {
       this.capture(error);
     }
-  }
-
-  get ok(): boolean {
-    return this.#seen.size === 0;
   }
 
   copyTo(errors: ValidationCollector): void {

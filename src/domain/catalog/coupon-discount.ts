@@ -132,7 +132,8 @@ export function stackingErrors(
 ): string[] {
   if (applied.length + adding.length <= 1) return [];
   const errors: string[] = [];
-  if (applied.some((c) => !c.stackable)) errors.push('Coupon Codes: Subscription already has at least one non-stackable coupon.');
+  if (applied.some((c) => !c.stackable))
+    errors.push('Coupon Codes: Subscription already has at least one non-stackable coupon.');
   for (const coupon of adding) {
     if (!coupon.stackable) errors.push(`Coupon Codes: '${coupon.code}' - That coupon is not stackable`);
   }

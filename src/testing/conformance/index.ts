@@ -1,13 +1,18 @@
 import type { Storage } from '../../ports/storage.js';
 import { billingConcurrencyCases } from './billing-concurrency.js';
 import { catalogCases } from './catalog.js';
+import { componentCases } from './components.js';
 import { concurrencyCases } from './concurrency.js';
+import { couponCases } from './coupons.js';
 import { credentialCases } from './credentials.js';
 import { customerCases } from './customers.js';
 import { dueWorkCases } from './due-work.js';
 import type { ConformanceTestApi, SectionContext, StorageHarness } from './harness.js';
 import { idempotencyCases } from './idempotency.js';
 import { ledgerCases } from './ledger.js';
+import { ledgerOpsCases, referralCodeCases } from './ledger-ops.js';
+import { metafieldCases } from './metafields.js';
+import { noteCases } from './notes.js';
 import { outboxCases } from './outbox.js';
 import { paymentCases } from './payments.js';
 import { siteDataCases } from './site-data.js';
@@ -31,6 +36,12 @@ const SECTIONS = [
   ledgerCases,
   paymentCases,
   siteDataCases,
+  ledgerOpsCases,
+  referralCodeCases,
+  noteCases,
+  componentCases,
+  couponCases,
+  metafieldCases,
   concurrencyCases,
   billingConcurrencyCases,
 ] as const;
