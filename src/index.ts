@@ -69,3 +69,4 @@ export type {
 } from './services/ledger-service.js';
 export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
 export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
+export * from './wire/index.js';

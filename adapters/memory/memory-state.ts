@@ -1,5 +1,8 @@
 import type {
+  AllocationRecord,
   ApiKeyRecord,
+  SubscriptionComponentRecord,
+  UsageRecord,
   ComponentRecord,
   ComponentVersionRecord,
   CouponRecord,
@@ -63,6 +66,9 @@ export class MemoryState {
   readonly metafields = new MemoryTable<MetafieldRecord>();
   readonly metadata = new MemoryTable<MetadataRecord>();
   readonly notes = new MemoryTable<NoteRecord>();
+  readonly subscriptionComponents = new MemoryTable<SubscriptionComponentRecord>();
+  readonly allocations = new MemoryTable<AllocationRecord>();
+  readonly usages = new MemoryTable<UsageRecord>();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -87,6 +93,12 @@ export class MemoryState {
 
   /** Tables of customer data, cleared by a site data clear. */
   customerTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
-    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments, this.metadata, this.notes];
+    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments,
+      this.metadata,
+      this.notes,
+      this.subscriptionComponents,
+      this.allocations,
+      this.usages,
+    ];
   }
 }

@@ -15,6 +15,7 @@ import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
 import { memorySiteData } from './repositories/site-data.js';
 import { memorySites } from './repositories/sites.js';
+import { memorySubscriptionComponents } from './repositories/subscription-components.js';
 import { memorySubscriptions } from './repositories/subscriptions.js';
 
 /** Options of {@link createMemoryStorage}; none yet, kept for symmetry with the SQL adapters. */
@@ -52,6 +53,7 @@ export function createMemoryStorage(_options: MemoryStorageOptions = {}): Storag
           coupons: memoryCoupons(state, journal),
           metafields: memoryMetafields(state, journal),
           notes: memoryNotes(state, journal),
+          subscriptionComponents: memorySubscriptionComponents(state, journal),
         };
         try {
           return await work(tx);

@@ -133,6 +133,11 @@ export interface CouponsRepository {
    * Race-safe: of N concurrent redemptions with one use left, exactly one succeeds.
    */
   redeem(siteId: number, id: number, now: Date): Promise<CouponRecord | undefined>;
+  /**
+   * Gives back one redemption (never below zero), for a redemption reserved before a payment that
+   * was then declined; returns the updated coupon, or undefined when missing.
+   */
+  releaseRedemption(siteId: number, id: number, now: Date): Promise<CouponRecord | undefined>;
 }
 
 /** Which resource a metafield belongs to. */
@@ -220,4 +225,76 @@ export interface NotesRepository {
   listForSubscription(siteId: number, subscriptionId: number): Promise<NoteRecord[]>;
   update(siteId: number, id: number, patch: Partial<Pick<NoteRecord, 'body' | 'sticky' | 'updatedAt'>>): Promise<NoteRecord | undefined>;
   delete(siteId: number, id: number): Promise<boolean>;
+}
+
+/** A component on a subscription: its allocation (or metered balance) and pinned price version. */
+export interface SubscriptionComponentRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly subscriptionId: number;
+  readonly componentId: number;
+  /** The component version the subscription is billed at (pinned like the product version). */
+  readonly componentVersion: number;
+  /** Quantity-based units, or 0/1 for on/off. */
+  readonly allocatedQuantity: number;
+  /** Metered usage accumulated in the current period; reset at renewal. */
+  readonly unitBalance: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** One allocation change, kept as history (reference §10.2). */
+export interface AllocationRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly subscriptionId: number;
+  readonly componentId: number;
+  readonly previousQuantity: number;
+  readonly quantity: number;
+  readonly memo: string | null;
+  /** How the change was charged or credited: `full`, `prorated` or `none`. */
+  readonly upgradeCharge: string | null;
+  readonly downgradeCredit: string | null;
+  readonly accrueCharge: boolean;
+  readonly createdAt: Date;
+}
+
+/** One metered usage record. */
+export interface UsageRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly subscriptionId: number;
+  readonly componentId: number;
+  readonly quantity: number;
+  readonly memo: string | null;
+  readonly createdAt: Date;
+}
+
+/** Components of subscriptions, their allocation history and metered usage. */
+export interface SubscriptionComponentsRepository {
+  /**
+   * Sets a subscription's component (insert, or replace the allocation, version and balance of
+   * the existing row for that component); returns the stored row.
+   */
+  upsert(row: Omit<SubscriptionComponentRecord, 'id' | 'createdAt'> & { readonly createdAt: Date }): Promise<SubscriptionComponentRecord>;
+  find(siteId: number, subscriptionId: number, componentId: number): Promise<SubscriptionComponentRecord | undefined>;
+  /** The subscription's components by component id. */
+  listForSubscription(siteId: number, subscriptionId: number): Promise<SubscriptionComponentRecord[]>;
+  /**
+   * Adds `quantity` to the metered `unitBalance` of an existing row atomically (concurrent usage
+   * records never lose an update); returns the row before and after, or undefined when missing.
+   */
+  addUsage(
+    siteId: number,
+    subscriptionId: number,
+    componentId: number,
+    quantity: number,
+    now: Date,
+  ): Promise<{ before: SubscriptionComponentRecord; after: SubscriptionComponentRecord } | undefined>;
+  insertAllocation(allocation: Omit<AllocationRecord, 'id'>): Promise<AllocationRecord>;
+  /** The subscription's allocations of one component (or all), by id. */
+  listAllocations(siteId: number, subscriptionId: number, componentId?: number): Promise<AllocationRecord[]>;
+  insertUsage(usage: Omit<UsageRecord, 'id'>): Promise<UsageRecord>;
+  /** The subscription's usages of one component, by id. */
+  listUsages(siteId: number, subscriptionId: number, componentId: number): Promise<UsageRecord[]>;
 }

@@ -20,7 +20,13 @@ import type {
   SubscriptionsRepository,
 } from './billing-records.js';
 
-import type { ComponentsRepository, CouponsRepository, MetafieldsRepository, NotesRepository } from './catalog-extras.js';
+import type {
+  ComponentsRepository,
+  CouponsRepository,
+  MetafieldsRepository,
+  NotesRepository,
+  SubscriptionComponentsRepository,
+} from './catalog-extras.js';
 
 export type * from './billing-records.js';
 export type * from './catalog-extras.js';
@@ -309,6 +315,7 @@ export interface StorageTransaction {
   readonly coupons: CouponsRepository;
   readonly metafields: MetafieldsRepository;
   readonly notes: NotesRepository;
+  readonly subscriptionComponents: SubscriptionComponentsRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

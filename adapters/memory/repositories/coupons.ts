@@ -33,5 +33,10 @@ export function memoryCoupons(state: MemoryState, journal: Journal): CouponsRepo
       if (coupon.conversionLimit !== null && coupon.redemptions >= coupon.conversionLimit) return undefined;
       return state.coupons.replace(journal, { ...coupon, redemptions: coupon.redemptions + 1, updatedAt: now });
     },
+    async releaseRedemption(siteId, id, now) {
+      const coupon = state.coupons.get(id);
+      if (coupon === undefined || coupon.siteId !== siteId) return undefined;
+      return state.coupons.replace(journal, { ...coupon, redemptions: Math.max(0, coupon.redemptions - 1), updatedAt: now });
+    },
   };
 }

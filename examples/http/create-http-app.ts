@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { type BillingEngine, BillingError } from 'billing-engine';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { apiKeyFromAuthorization } from './basic-credentials.js';
+import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
+import { registerCatalogRoutes } from './routes/catalog-routes.js';
+import { registerCustomerRoutes } from './routes/customer-routes.js';
+import { registerLifecycleRoutes } from './routes/lifecycle-routes.js';
+import { registerPaymentProfileRoutes } from './routes/payment-profile-routes.js';
+import { registerSiteRoutes } from './routes/site-routes.js';
+import { registerSubscriptionRoutes } from './routes/subscription-routes.js';
+import { siteFromHost } from './site-from-host.js';
+import { createTokenBucket, type TokenBucketOptions } from './token-bucket.js';
+import { errorListBody, INTERNAL_ERROR_MESSAGE, serializeError, type WireCompat } from './wire-bridge.js';
+
+/** Per-API-key rate limiting: a token bucket of `capacity` refilled at `refillPerSecond`. */
+export type HttpRateLimitOptions = TokenBucketOptions;
+
+/** Options of {@link createHttpApp}. */
+export interface HttpAppOptions {
+  /** The engine every request is served by. */
+  readonly engine: BillingEngine;
+  /** Output spellings: `spec` (default; state `cancelled`) or `chargify` (state `canceled`) for existing clients. */
+  readonly compat?: WireCompat;
+  /** Largest accepted request body; larger ones get 413. Default 1 MiB. */
+  readonly bodyLimitBytes?: number;
+  /** Per-key limits, or `false` to turn limiting off. Default 200 requests burst, 50 per second. */
+  readonly rateLimit?: HttpRateLimitOptions | false;
+  /** Where unexpected (non-BillingError) failures are reported; default `console.error`. */
+  readonly logError?: (error: unknown, request: Request) => void;
+}
+
+/** The default request body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The default rate limit: generous enough that only a runaway client meets it. */
+export const DEFAULT_RATE_LIMIT: HttpRateLimitOptions = { capacity: 200, refillPerSecond: 50 };
+
+// The service's throttling message (reference §8.2), without the support reference it appends.
+const RATE_LIMITED_MESSAGE =
+  'Your request was denied due to a usage violation. Retry after the time in the Retry-After header.';
+
+/**
+ * The main JSON API of the spec as a Hono app over a billing engine: routing only, with the wire
+ * layer reading bodies and writing responses. The site is the first label of `Host`; HTTP Basic
+ * carries the API key as the user with any password. Every response has a Content-Type, every
+ * success has a JSON body, and bad input never becomes a 500.
+ */
+export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
+  const { engine } = options;
+  const compat = options.compat ?? 'spec';
+  const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isSafeInteger(maxSize) || maxSize < 0)
+    throw new RangeError('bodyLimitBytes must be a non-negative integer');
+  const limits = options.rateLimit === false ? undefined : createTokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const logError =
+    options.logError ??
+    ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
+
+  const app = new Hono<HttpAppEnv>();
+
+  app.use('*', async (c, next) => {
+    const subdomain = siteFromHost(c.req.header('host'));
+    const apiKey = apiKeyFromAuthorization(c.req.header('authorization'));
+    // A missing or wrong key, a key of another site and an unknown site all fail here alike, as the
+    // engine's `unauthorized` (401), before any route runs.
+    if (subdomain === undefined || apiKey === undefined)
+      throw new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
+    const site = await engine.authenticate(subdomain, apiKey);
+    c.set('site', site);
+    // Hashed so that the limiter's map never holds a usable key.
+    c.set('caller', createHash('sha256').update(`${site.subdomain}\u0000${apiKey}`).digest('hex'));
+    c.set('compat', compat);
+    await next();
+  });
+
+  if (limits !== undefined) {
+    app.use('*', async (c, next) => {
+      const decision = limits.take(c.var.caller);
+      if (!decision.allowed) {
+        throw new HttpProblem(429, [RATE_LIMITED_MESSAGE], { 'retry-after': String(decision.retryAfterSeconds) });
+      }
+      await next();
+    });
+  }
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      onError: () => sendProblem(new HttpProblem(413, [`Body: is larger than the limit of ${maxSize} bytes.`])),
+    }),
+  );
+
+  registerCatalogRoutes(app);
+  registerCustomerRoutes(app);
+  registerSubscriptionRoutes(app);
+  registerLifecycleRoutes(app);
+  registerPaymentProfileRoutes(app);
+  registerSiteRoutes(app, engine);
+
+  // Unknown paths and formats other than `.json` (spec `{format}`) are 404s with a JSON body.
+  app.notFound((c) => sendJson(404, { errors: [`No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`] }));
+
+  app.onError((error, c) => {
+    if (error instanceof HttpProblem) return sendProblem(error);
+    if (error instanceof BillingError) {
+      if (error.httpStatus >= 500) logError(error, c.req.raw);
+      return sendError(serializeError(error));
+    }
+    logError(error, c.req.raw);
+    return sendError(errorListBody(500, [INTERNAL_ERROR_MESSAGE]));
+  });
+
+  return app;
+}

@@ -1,0 +1,81 @@
+import { notFound, type ProductFamilyRecord, type SiteHandle } from 'billing-engine';
+import type { Hono } from 'hono';
+import {
+  type HttpAppEnv,
+  idParam,
+  JSON_SEGMENT,
+  readJsonBody,
+  sendJson,
+  stripJsonSuffix,
+  wireContext,
+} from '../http-context.js';
+import {
+  parseWireRequest,
+  productFamilyRequest,
+  productRequest,
+  serializeProduct,
+  serializeProductFamily,
+} from '../wire-bridge.js';
+
+// The engine has no single-family read yet; the family list is small, so it stands in for one.
+async function findFamily(site: SiteHandle, id: number): Promise<ProductFamilyRecord | undefined> {
+  return (await site.catalog.listFamilies()).find((family) => family.id === id);
+}
+
+/** Product families and products: create, list, read by id or handle, and change (a new version). */
+export function registerCatalogRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/product_families.json', async (c) => {
+    const input = parseWireRequest(productFamilyRequest, await readJsonBody(c));
+    const family = await c.var.site.catalog.createFamily(input);
+    return sendJson(201, serializeProductFamily(family, await wireContext(c)));
+  });
+
+  app.get('/product_families.json', async (c) => {
+    const context = await wireContext(c);
+    const families = await c.var.site.catalog.listFamilies();
+    return sendJson(
+      200,
+      families.map((family) => serializeProductFamily(family, context)),
+    );
+  });
+
+  app.get(`/product_families/:id${JSON_SEGMENT}`, async (c) => {
+    const id = idParam(c, 'id', 'Product family');
+    const family = await findFamily(c.var.site, id);
+    if (!family) throw notFound('Product family', id);
+    return sendJson(200, serializeProductFamily(family, await wireContext(c)));
+  });
+
+  app.post('/product_families/:id/products.json', async (c) => {
+    const familyId = idParam(c, 'id', 'Product family');
+    const input = parseWireRequest(productRequest, await readJsonBody(c));
+    const view = await c.var.site.catalog.createProduct(familyId, input);
+    return sendJson(201, serializeProduct(view, await wireContext(c), await findFamily(c.var.site, familyId)));
+  });
+
+  app.get(`/products/:id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.catalog.getProduct(idParam(c, 'id', 'Product'));
+    return sendJson(
+      200,
+      serializeProduct(view, await wireContext(c), await findFamily(c.var.site, view.product.familyId)),
+    );
+  });
+
+  app.get(`/products/handle/:handle${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.catalog.getProduct(stripJsonSuffix(c.req.param('handle')));
+    return sendJson(
+      200,
+      serializeProduct(view, await wireContext(c), await findFamily(c.var.site, view.product.familyId)),
+    );
+  });
+
+  app.put(`/products/:id${JSON_SEGMENT}`, async (c) => {
+    const productId = idParam(c, 'id', 'Product');
+    const input = parseWireRequest(productRequest, await readJsonBody(c));
+    const view = await c.var.site.catalog.updateProduct(productId, input);
+    return sendJson(
+      200,
+      serializeProduct(view, await wireContext(c), await findFamily(c.var.site, view.product.familyId)),
+    );
+  });
+}

@@ -1,0 +1,61 @@
+import type { Hono } from 'hono';
+import { type HttpAppEnv, idParam, JSON_SEGMENT, readJsonBody, sendJson } from '../http-context.js';
+import {
+  cancelSubscriptionRequest,
+  delayedCancelRequest,
+  holdRequest,
+  isPlainObject,
+  parseOptionalWireRequest,
+  parseQueryString,
+  parseWireParams,
+  reactivateParams,
+} from '../wire-bridge.js';
+import { subscriptionBody } from './subscription-routes.js';
+
+/** The message of a delayed cancellation (the SDK reads a non-empty `message`, real-clients §4). */
+export const DELAYED_CANCEL_MESSAGE = 'This subscription will be canceled at the end of the current billing period.';
+/** The message of undoing a delayed cancellation (reference §4.2, OAS). */
+export const UNDO_DELAYED_CANCEL_MESSAGE = 'This subscription will no longer be canceled';
+
+/** Subscription lifecycle: cancel now or at period end and undo, reactivate, hold and resume. */
+export function registerLifecycleRoutes(app: Hono<HttpAppEnv>): void {
+  // A DELETE with a JSON body (the SDK's cancelSubscription) or without one.
+  app.delete(`/subscriptions/:id${JSON_SEGMENT}`, async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const input = parseOptionalWireRequest(cancelSubscriptionRequest, await readJsonBody(c));
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.cancel(id, input)));
+  });
+
+  app.post('/subscriptions/:id/delayed_cancel.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const input = parseOptionalWireRequest(delayedCancelRequest, await readJsonBody(c));
+    await c.var.site.subscriptions.cancelAtEndOfPeriod(id, input);
+    return sendJson(200, { message: DELAYED_CANCEL_MESSAGE });
+  });
+
+  app.delete('/subscriptions/:id/delayed_cancel.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    await c.var.site.subscriptions.undoCancelAtEndOfPeriod(id);
+    return sendJson(200, { message: UNDO_DELAYED_CANCEL_MESSAGE });
+  });
+
+  // Reactivation options come unwrapped, in the query or the body; the body wins where both give one.
+  app.put('/subscriptions/:id/reactivate.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const body = await readJsonBody(c);
+    const params = { ...parseQueryString(new URL(c.req.url).search), ...(isPlainObject(body) ? body : {}) };
+    const input = parseWireParams(reactivateParams, params);
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.reactivate(id, input)));
+  });
+
+  app.post('/subscriptions/:id/hold.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const input = parseOptionalWireRequest(holdRequest, await readJsonBody(c));
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.hold(id, input)));
+  });
+
+  app.post('/subscriptions/:id/resume.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.resume(id)));
+  });
+}

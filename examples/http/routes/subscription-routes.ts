@@ -1,0 +1,89 @@
+import type { SubscriptionView } from 'billing-engine';
+import type { Hono } from 'hono';
+import {
+  type HttpAppEnv,
+  type HttpContext,
+  idParam,
+  JSON_SEGMENT,
+  readJsonBody,
+  sendJson,
+  wireContext,
+} from '../http-context.js';
+import {
+  createSubscriptionRequest,
+  pageOf,
+  parseQueryString,
+  parseWireParams,
+  parseWireRequest,
+  serializeSubscription,
+  serializeTransaction,
+  subscriptionListQuery,
+  transactionListQuery,
+  updateSubscriptionRequest,
+} from '../wire-bridge.js';
+
+/**
+ * `{"subscription":{...}}` bodies for views. The nested product shows its family in full, which a
+ * view does not carry, so the site's families are read once per response.
+ */
+export async function subscriptionBodies(c: HttpContext, views: readonly SubscriptionView[]) {
+  const families = new Map((await c.var.site.catalog.listFamilies()).map((f) => [f.id, f]));
+  const context = await wireContext(c);
+  return views.map((view) => serializeSubscription(view, context, families.get(view.product.product.familyId)));
+}
+
+/** The `{"subscription":{...}}` body of one view. */
+export async function subscriptionBody(c: HttpContext, view: SubscriptionView) {
+  const [body] = await subscriptionBodies(c, [view]);
+  return body;
+}
+
+function search(c: HttpContext): string {
+  return new URL(c.req.url).search;
+}
+
+/** Subscriptions: signup (with its payment), list, read, card and billing-date changes, and transactions. */
+export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/subscriptions.json', async (c) => {
+    const input = parseWireRequest(createSubscriptionRequest, await readJsonBody(c));
+    const view = await c.var.site.subscriptions.create(input);
+    return sendJson(201, await subscriptionBody(c, view));
+  });
+
+  app.get('/subscriptions.json', async (c) => {
+    const query = parseWireParams(subscriptionListQuery, parseQueryString(search(c)), 'query');
+    return sendJson(200, await subscriptionBodies(c, await c.var.site.subscriptions.list(query)));
+  });
+
+  app.get(`/subscriptions/:id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.subscriptions.get(idParam(c, 'id', 'Subscription'));
+    return sendJson(200, await subscriptionBody(c, view));
+  });
+
+  // The spec changes the billing date with POST and the card with PUT; the SDK sends both with PUT.
+  const update = async (c: HttpContext) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const change = parseWireRequest(updateSubscriptionRequest, await readJsonBody(c));
+    const site = c.var.site;
+    // The card goes first, so that a billing date in the past is charged to the new card.
+    let view = change.creditCard === undefined ? undefined : await site.subscriptions.updateCard(id, change.creditCard);
+    if (change.nextBillingAt !== undefined) view = await site.subscriptions.changeBillingDate(id, change.nextBillingAt);
+    return sendJson(200, await subscriptionBody(c, view ?? (await site.subscriptions.get(id))));
+  };
+  app.put(`/subscriptions/:id${JSON_SEGMENT}`, update);
+  app.post(`/subscriptions/:id${JSON_SEGMENT}`, update);
+
+  app.get('/subscriptions/:id/transactions.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const query = transactionListQuery.parse(parseQueryString(search(c)));
+    const lines = await c.var.site.subscriptions.transactions(id);
+    const kept = query.kinds === undefined ? lines : lines.filter((line) => query.kinds?.includes(line.type));
+    // The engine lists oldest first; the service's lists default to newest first.
+    const ordered = query.direction === 'desc' ? [...kept].reverse() : kept;
+    const context = await wireContext(c);
+    return sendJson(
+      200,
+      pageOf(ordered, query).map((line) => serializeTransaction(line, context)),
+    );
+  });
+}

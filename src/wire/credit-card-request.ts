@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { AddressFields } from '../ports/storage.js';
+import type { CreditCardInput } from '../services/subscription-service.js';
+import { defineWireRequest } from './wire-request.js';
+import { wireCardExpiry, wireCardNumber, wireText } from './wire-scalars.js';
+
+/** A card as the engine's signup and card-update commands take it, with an optional billing address. */
+export type WireCardInput = CreditCardInput & { readonly billingAddress?: Partial<AddressFields> };
+
+/** A partial card change (`PUT /payment_profiles/{id}.json`): only the given fields change. */
+export type WirePaymentProfileInput = Partial<CreditCardInput> & { readonly billingAddress?: Partial<AddressFields> };
+
+const cardShape = {
+  full_number: wireCardNumber.nullish(),
+  expiration_month: wireCardExpiry.nullish(),
+  expiration_year: wireCardExpiry.nullish(),
+  cvv: wireText.nullish(),
+  first_name: wireText.nullish(),
+  last_name: wireText.nullish(),
+  billing_address: wireText.nullish(),
+  billing_address_2: wireText.nullish(),
+  billing_city: wireText.nullish(),
+  billing_state: wireText.nullish(),
+  billing_zip: wireText.nullish(),
+  billing_country: wireText.nullish(),
+};
+
+type CardFields = { [K in keyof typeof cardShape]?: string | number | null | undefined };
+
+function billingAddressOf(c: CardFields): { billingAddress?: Partial<AddressFields> } {
+  const address: { -readonly [K in keyof AddressFields]?: AddressFields[K] } = {};
+  const text = (v: string | number | null | undefined) => (v === undefined ? undefined : v === null ? null : String(v));
+  const pairs: [keyof AddressFields, string | null | undefined][] = [
+    ['address', text(c.billing_address)],
+    ['address2', text(c.billing_address_2)],
+    ['city', text(c.billing_city)],
+    ['state', text(c.billing_state)],
+    ['zip', text(c.billing_zip)],
+    ['country', text(c.billing_country)],
+  ];
+  for (const [key, value] of pairs) if (value !== undefined) address[key] = value;
+  return Object.keys(address).length === 0 ? {} : { billingAddress: address };
+}
+
+/**
+ * The fields of `credit_card_attributes` (spec §2; signup and card update), read into a
+ * {@link WireCardInput}. Expiry may be a number or a string (the SDK passes the caller's type
+ * through, real-clients §3 row 9); a missing number or expiry is handed on blank so that the engine
+ * reports it with its published message ("Credit card expiration month: cannot be blank.").
+ */
+export const creditCardAttributesFields = z.object(cardShape, { error: 'must be an object.' }).transform(
+  (c): WireCardInput => ({
+    fullNumber: c.full_number ?? '',
+    expirationMonth: c.expiration_month ?? '',
+    expirationYear: c.expiration_year ?? '',
+    ...(c.cvv == null ? {} : { cvv: c.cvv }),
+    ...(c.first_name == null ? {} : { firstName: c.first_name }),
+    ...(c.last_name == null ? {} : { lastName: c.last_name }),
+    ...billingAddressOf(c),
+  }),
+);
+
+/**
+ * The fields of `{"payment_profile":{...}}` (spec §2 Payment profile, update form), read into a
+ * {@link WirePaymentProfileInput}: unlike a card on signup, anything left out keeps its value.
+ */
+export const paymentProfileFields = z.object(cardShape, { error: 'must be an object.' }).transform(
+  (c): WirePaymentProfileInput => ({
+    ...(c.full_number == null ? {} : { fullNumber: c.full_number }),
+    ...(c.expiration_month == null ? {} : { expirationMonth: c.expiration_month }),
+    ...(c.expiration_year == null ? {} : { expirationYear: c.expiration_year }),
+    ...(c.cvv == null ? {} : { cvv: c.cvv }),
+    ...(c.first_name == null ? {} : { firstName: c.first_name }),
+    ...(c.last_name == null ? {} : { lastName: c.last_name }),
+    ...billingAddressOf(c),
+  }),
+);
+
+/** `PUT /payment_profiles/{id}.json`: body `{"payment_profile":{full_number?, expiration_month?, ...}}`. */
+export const paymentProfileRequest = defineWireRequest('payment_profile', paymentProfileFields);

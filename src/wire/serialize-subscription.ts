@@ -1,0 +1,96 @@
+import { toMajorString } from '../domain/money/index.js';
+import type { ProductFamilyRecord } from '../ports/storage.js';
+import type { SubscriptionView } from '../services/subscription-service.js';
+import { type CreditCardJson, creditCardJson } from './serialize-credit-card.js';
+import { type CustomerJson, customerJson } from './serialize-customer.js';
+import { type ProductJson, productJson } from './serialize-product.js';
+import { type WireContext, wireState, wireTimestamp } from './wire-context.js';
+
+/**
+ * A subscription as the service writes it (inside `{"subscription":{...}}`): integer
+ * `*_in_cents`, timestamps as strings with the site's offset, `signup_revenue` as a decimal
+ * string, the customer, the product at the subscriber's pinned version, and `credit_card` only
+ * when there is a card (an object without `payment_type` would fail the official SDK).
+ */
+export interface SubscriptionJson {
+  readonly id: number;
+  readonly state: string;
+  /** Equals `state` in API reads; it differs only in webhooks (reference §4.2). */
+  readonly previous_state: string;
+  readonly balance_in_cents: number;
+  readonly product_price_in_cents: number;
+  readonly product_version_number: number;
+  readonly current_period_started_at: string | null;
+  readonly current_period_ends_at: string | null;
+  readonly next_assessment_at: string | null;
+  readonly activated_at: string | null;
+  readonly trial_started_at: string | null;
+  readonly trial_ended_at: string | null;
+  readonly expires_at: string | null;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly canceled_at: string | null;
+  readonly cancellation_message: string | null;
+  readonly cancellation_method: string | null;
+  readonly cancel_at_end_of_period: boolean;
+  readonly delayed_cancel_at: string | null;
+  readonly signup_payment_id: number | null;
+  readonly signup_revenue: string;
+  readonly payment_collection_method: 'automatic';
+  readonly coupon_code: string | null;
+  readonly coupon_codes: readonly string[];
+  readonly referral_code: string | null;
+  readonly customer: CustomerJson;
+  readonly product: ProductJson;
+  readonly credit_card?: CreditCardJson;
+}
+
+/** The fields of a subscription, unwrapped. Pass the product's family to have it written in full. */
+export function subscriptionJson(
+  view: SubscriptionView,
+  context: WireContext,
+  family?: ProductFamilyRecord,
+): SubscriptionJson {
+  const s = view.subscription;
+  const state = wireState(s.state, context.compat);
+  return {
+    id: s.id,
+    state,
+    previous_state: state,
+    balance_in_cents: view.balanceInCents,
+    product_price_in_cents: view.product.version.terms.priceInCents,
+    product_version_number: s.productVersion,
+    current_period_started_at: wireTimestamp(s.currentPeriodStartedAt, context),
+    current_period_ends_at: wireTimestamp(s.currentPeriodEndsAt, context),
+    next_assessment_at: wireTimestamp(s.nextAssessmentAt, context),
+    activated_at: wireTimestamp(s.activatedAt, context),
+    trial_started_at: wireTimestamp(s.trialStartedAt, context),
+    trial_ended_at: wireTimestamp(s.trialEndedAt, context),
+    expires_at: wireTimestamp(s.expiresAt, context),
+    created_at: wireTimestamp(s.createdAt, context),
+    updated_at: wireTimestamp(s.updatedAt, context),
+    canceled_at: wireTimestamp(s.canceledAt, context),
+    cancellation_message: s.cancellationMessage,
+    cancellation_method: s.cancellationMethod,
+    cancel_at_end_of_period: s.cancelAtEndOfPeriod,
+    delayed_cancel_at: wireTimestamp(s.delayedCancelAt, context),
+    signup_payment_id: s.signupPaymentId,
+    signup_revenue: toMajorString(s.signupRevenueInCents, context.currency),
+    payment_collection_method: 'automatic',
+    coupon_code: s.couponCodes[0] ?? null,
+    coupon_codes: [...s.couponCodes],
+    referral_code: s.referralCode,
+    customer: customerJson(view.customer, context),
+    product: productJson(view.product, context, family),
+    ...(view.paymentProfile === null ? {} : { credit_card: creditCardJson(view.paymentProfile) }),
+  };
+}
+
+/** `{"subscription":{...}}`, the body of a subscription create or read and the item of a list. */
+export function serializeSubscription(
+  view: SubscriptionView,
+  context: WireContext,
+  family?: ProductFamilyRecord,
+): { subscription: SubscriptionJson } {
+  return { subscription: subscriptionJson(view, context, family) };
+}

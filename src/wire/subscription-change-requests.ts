@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import type { CancelInput, HoldInput, ReactivateInput } from '../services/lifecycle-service.js';
+import { creditCardAttributesFields, type WireCardInput } from './credit-card-request.js';
+import { isGiven } from './subscription-request.js';
+import { defineWireRequest, isPlainObject } from './wire-request.js';
+import { wireBoolean, wireText, wireTimestampInput } from './wire-scalars.js';
+
+/** What `PUT`/`POST /subscriptions/{id}.json` asks for: a new card, a new billing date, or both. */
+export interface SubscriptionUpdate {
+  readonly creditCard?: WireCardInput;
+  readonly nextBillingAt?: string;
+}
+
+// Fields of a subscription update that other endpoints of the service handle or that the engine
+// cannot do yet; refused so that a client never believes a product change or coupon took effect.
+const UNSUPPORTED_UPDATE_FIELDS = [
+  'product_handle',
+  'product_id',
+  'components',
+  'coupon_code',
+  'coupon_codes',
+  'payment_profile_id',
+  'snap_day',
+] as const;
+
+/**
+ * The fields of `{"subscription":{...}}` on update (spec §4): `credit_card_attributes` replaces the
+ * card, `next_billing_at` changes the billing date. Unknown keys are ignored.
+ */
+export const updateSubscriptionFields = z
+  .object(
+    {
+      credit_card_attributes: creditCardAttributesFields.nullish(),
+      next_billing_at: wireTimestampInput.nullish(),
+      payment_collection_method: wireText.nullish(),
+      product_handle: z.unknown().optional(),
+      product_id: z.unknown().optional(),
+      components: z.unknown().optional(),
+      coupon_code: z.unknown().optional(),
+      coupon_codes: z.unknown().optional(),
+      payment_profile_id: z.unknown().optional(),
+      snap_day: z.unknown().optional(),
+    },
+    { error: 'must be an object.' },
+  )
+  .superRefine((s, ctx) => {
+    for (const key of UNSUPPORTED_UPDATE_FIELDS) {
+      if (isGiven(s[key]))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be changed here by this server yet.' });
+    }
+    if (s.payment_collection_method != null && s.payment_collection_method !== 'automatic') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payment_collection_method'],
+        message: "must be 'automatic'; other collection methods are not supported by this server yet.",
+      });
+    }
+  })
+  .transform(
+    (s): SubscriptionUpdate => ({
+      ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
+      ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
+    }),
+  );
+
+/** `PUT` or `POST /subscriptions/{id}.json`: body `{"subscription":{credit_card_attributes?, next_billing_at?}}`. */
+export const updateSubscriptionRequest = defineWireRequest('subscription', updateSubscriptionFields);
+
+/**
+ * The fields of a cancellation (`DELETE /subscriptions/{id}.json`, body optional):
+ * `cancellation_message`, `reason_code`, and `cancel_at_end_of_period` as a flag (`1`, `"1"`, `true`).
+ */
+export const cancelSubscriptionFields = z
+  .object(
+    {
+      cancellation_message: wireText.nullish(),
+      reason_code: wireText.nullish(),
+      cancel_at_end_of_period: wireBoolean.nullish(),
+    },
+    { error: 'must be an object.' },
+  )
+  .transform(
+    (c): CancelInput => ({
+      ...(c.cancellation_message === undefined ? {} : { cancellationMessage: c.cancellation_message }),
+      ...(c.reason_code === undefined ? {} : { reasonCode: c.reason_code }),
+      ...(c.cancel_at_end_of_period == null ? {} : { cancelAtEndOfPeriod: c.cancel_at_end_of_period }),
+    }),
+  );
+
+/** `DELETE /subscriptions/{id}.json`: optional body `{"subscription":{cancellation_message?, cancel_at_end_of_period?}}`. */
+export const cancelSubscriptionRequest = defineWireRequest('subscription', cancelSubscriptionFields);
+
+/** The fields of a delayed cancellation: `cancellation_message` and `reason_code`. */
+export const delayedCancelFields = z
+  .object(
+    { cancellation_message: wireText.nullish(), reason_code: wireText.nullish() },
+    { error: 'must be an object.' },
+  )
+  .transform(
+    (c): Omit<CancelInput, 'cancelAtEndOfPeriod'> => ({
+      ...(c.cancellation_message === undefined ? {} : { cancellationMessage: c.cancellation_message }),
+      ...(c.reason_code === undefined ? {} : { reasonCode: c.reason_code }),
+    }),
+  );
+
+/** `POST /subscriptions/{id}/delayed_cancel.json`: optional body `{"subscription":{cancellation_message?}}`. */
+export const delayedCancelRequest = defineWireRequest('subscription', delayedCancelFields);
+
+/** The fields of a hold: `automatically_resume_at`, a timestamp or date, or null for an open hold. */
+export const holdFields = z
+  .object({ automatically_resume_at: wireTimestampInput.nullish() }, { error: 'must be an object.' })
+  .transform(
+    (h): HoldInput => (h.automatically_resume_at == null ? {} : { automaticallyResumeAt: h.automatically_resume_at }),
+  );
+
+/** `POST /subscriptions/{id}/hold.json`: optional body `{"hold":{automatically_resume_at?}}`. */
+export const holdRequest = defineWireRequest('hold', holdFields);
+
+/**
+ * Reactivation parameters, which the service takes unwrapped in the query or the body
+ * (`include_trial=1`, `preserve_balance=1`, `resume=true` or `resume[require_resume]=true`).
+ * `coupon_code` is refused while the engine cannot apply one here.
+ */
+export const reactivateParams = z
+  .object(
+    {
+      include_trial: wireBoolean.nullish(),
+      preserve_balance: wireBoolean.nullish(),
+      resume: z.unknown().optional(),
+      coupon_code: z.unknown().optional(),
+    },
+    { error: 'must be an object.' },
+  )
+  .superRefine((r, ctx) => {
+    if (isGiven(r.coupon_code))
+      ctx.addIssue({ code: 'custom', path: ['coupon_code'], message: 'is not supported by this server yet.' });
+    const resume = r.resume;
+    if (resume !== undefined && resume !== null && !isPlainObject(resume) && !wireBoolean.safeParse(resume).success) {
+      ctx.addIssue({ code: 'custom', path: ['resume'], message: 'must be true or false.' });
+    }
+    if (
+      isPlainObject(resume) &&
+      resume.require_resume != null &&
+      !wireBoolean.safeParse(resume.require_resume).success
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['resume', 'require_resume'], message: 'must be true or false.' });
+    }
+  })
+  .transform((r): ReactivateInput => {
+    const resume = r.resume;
+    // `resume[require_resume]=true` both asks to resume and forbids falling back to a plain reactivation.
+    const requireResume =
+      isPlainObject(resume) && resume.require_resume != null && wireBoolean.parse(resume.require_resume);
+    const wantsResume = requireResume || (resume != null && !isPlainObject(resume) && wireBoolean.parse(resume));
+    return {
+      ...(r.include_trial == null ? {} : { includeTrial: r.include_trial }),
+      ...(r.preserve_balance == null ? {} : { preserveBalance: r.preserve_balance }),
+      ...(wantsResume ? { resume: true } : {}),
+      ...(requireResume ? { requireResume: true } : {}),
+    };
+  });

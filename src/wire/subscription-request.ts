@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { CreateSubscriptionInput } from '../services/subscription-service.js';
+import { creditCardAttributesFields } from './credit-card-request.js';
+import { customerFields } from './customer-request.js';
+import { defineWireRequest } from './wire-request.js';
+import { wireId, wireText, wireTimestampInput } from './wire-scalars.js';
+
+/**
+ * Spec fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping a
+ * coupon or a component silently would bill the customer something other than what was asked.
+ */
+const UNSUPPORTED_SIGNUP_FIELDS = [
+  'coupon_code',
+  'coupon_codes',
+  'components',
+  'payment_profile_attributes',
+  'payment_profile_id',
+] as const;
+
+/** True when a field carries something: not missing, null, blank, or an empty list or object. */
+export function isGiven(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+/**
+ * The fields of `{"subscription":{...}}` on create (spec §4 `POST /subscriptions.json`), read into
+ * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id` or
+ * `customer_attributes`, `credit_card_attributes`, `next_billing_at`. Unknown keys are ignored.
+ */
+export const createSubscriptionFields = z
+  .object(
+    {
+      product_handle: wireText.nullish(),
+      product_id: wireId.nullish(),
+      customer_id: wireId.nullish(),
+      customer_attributes: customerFields.nullish(),
+      credit_card_attributes: creditCardAttributesFields.nullish(),
+      next_billing_at: wireTimestampInput.nullish(),
+      payment_collection_method: wireText.nullish(),
+      coupon_code: z.unknown().optional(),
+      coupon_codes: z.unknown().optional(),
+      components: z.unknown().optional(),
+      payment_profile_attributes: z.unknown().optional(),
+      payment_profile_id: z.unknown().optional(),
+    },
+    { error: 'must be an object.' },
+  )
+  .superRefine((s, ctx) => {
+    for (const key of UNSUPPORTED_SIGNUP_FIELDS) {
+      if (isGiven(s[key]))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is not supported by this server yet.' });
+    }
+    if (s.payment_collection_method != null && s.payment_collection_method !== 'automatic') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payment_collection_method'],
+        message: "must be 'automatic'; other collection methods are not supported by this server yet.",
+      });
+    }
+  })
+  .transform(
+    (s): CreateSubscriptionInput => ({
+      ...(s.product_handle == null ? {} : { productHandle: s.product_handle }),
+      ...(s.product_id == null ? {} : { productId: s.product_id }),
+      ...(s.customer_id == null ? {} : { customerId: s.customer_id }),
+      ...(s.customer_attributes == null ? {} : { customer: s.customer_attributes }),
+      ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
+      ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
+    }),
+  );
+
+/** `POST /subscriptions.json`: body `{"subscription":{...}}` (spec §4). */
+export const createSubscriptionRequest = defineWireRequest('subscription', createSubscriptionFields);

@@ -1,0 +1,160 @@
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import {
+  type BillingEngine,
+  createBillingEngine,
+  createTestGateway,
+  ManualClock,
+  type TestGateway,
+} from 'billing-engine';
+import { createMemoryStorage } from 'billing-engine/adapters/memory';
+import { afterEach, beforeEach } from 'vitest';
+import { createHttpApp, type HttpAppOptions } from '../../../examples/http/create-http-app.js';
+import { basic, type HttpReply, type RawRequest, sendRaw } from './client.js';
+
+/** A request to a site: JSON bodies are serialised and typed, the Host and key default to the site's. */
+export interface SiteRequest {
+  readonly method?: string;
+  readonly path: string;
+  readonly json?: unknown;
+  readonly body?: string | Buffer;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Override the API key (default the site's own); `null` sends no Authorization header. */
+  readonly key?: string | null;
+  readonly host?: string;
+}
+
+/** A running server over a fresh engine with two sites, `acme` (New York, USD) and `globex` (UTC, EUR). */
+export interface HttpFixture {
+  readonly engine: BillingEngine;
+  readonly clock: ManualClock;
+  readonly gateway: TestGateway;
+  readonly port: number;
+  readonly keys: { readonly acme: string; readonly globex: string };
+  /** Everything `logError` received. */
+  readonly logged: unknown[];
+  /** A request with nothing added. */
+  raw(request: RawRequest): Promise<HttpReply>;
+  /** A request as `site` (default `acme`), with its Host and key. */
+  as(site: 'acme' | 'globex', request: SiteRequest): Promise<HttpReply>;
+}
+
+/** Test start instant: 07:00 in New York (UTC-5 in January). */
+export const START = '2026-01-15T12:00:00Z';
+
+/** Options of the fixture: the app's options, and a way to put a faulty engine in front of the real one. */
+export interface HttpFixtureOptions extends Omit<HttpAppOptions, 'engine'> {
+  /** The engine the app is given, made from the real one (default: the real one). */
+  readonly wrapEngine?: (engine: BillingEngine) => BillingEngine;
+}
+
+/** Starts a server on an ephemeral loopback port; returns the fixture and a function that stops it. */
+export async function startHttpFixture(
+  options: HttpFixtureOptions = {},
+): Promise<{ fixture: HttpFixture; stop: () => Promise<void> }> {
+  const clock = new ManualClock(START);
+  const gateway = createTestGateway();
+  const engine = createBillingEngine({ storage: createMemoryStorage(), clock, gateway });
+  await engine.migrate();
+  const acme = await engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
+  const globex = await engine.sites.create({ subdomain: 'globex', currency: 'EUR', timeZone: 'UTC' });
+  const logged: unknown[] = [];
+  const { wrapEngine, ...appOptions } = options;
+  const app = createHttpApp({
+    engine: wrapEngine ? wrapEngine(engine) : engine,
+    logError: (error) => logged.push(error),
+    ...appOptions,
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no TCP address');
+  const port = address.port;
+  const keys = { acme: acme.apiKey, globex: globex.apiKey };
+
+  const fixture: HttpFixture = {
+    engine,
+    clock,
+    gateway,
+    port,
+    keys,
+    logged,
+    raw: (request) => sendRaw(port, request),
+    as(site, request) {
+      const key = request.key === undefined ? keys[site] : request.key;
+      const headers: Record<string, string> = {
+        host: request.host ?? `${site}.localhost:${port}`,
+        accept: 'application/json',
+      };
+      if (key !== null) headers.authorization = basic(key);
+      let body = request.body;
+      if (request.json !== undefined) {
+        body = JSON.stringify(request.json);
+        headers['content-type'] = 'application/json';
+      }
+      return sendRaw(port, {
+        method: request.method ?? 'GET',
+        path: request.path,
+        headers: { ...headers, ...request.headers },
+        body,
+      });
+    },
+  };
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await engine.close();
+  };
+  return { fixture, stop };
+}
+
+/** Registers hooks that give every test its own server; returns a getter for the current fixture. */
+export function useHttpFixture(options: HttpFixtureOptions = {}): () => HttpFixture {
+  let current: { fixture: HttpFixture; stop: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    current = await startHttpFixture(options);
+  });
+  afterEach(async () => {
+    const running = current;
+    current = undefined;
+    await running?.stop();
+  });
+  return () => {
+    if (!current) throw new Error('HTTP fixture used outside a test');
+    return current.fixture;
+  };
+}
+
+/** A valid signup body for `product_handle` with a new customer and a Visa test card. */
+export function signupBody(productHandle = 'pro', card: Record<string, unknown> = {}): unknown {
+  return {
+    subscription: {
+      product_handle: productHandle,
+      customer_attributes: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', reference: 'ada-1' },
+      credit_card_attributes: {
+        full_number: '4111111111111111',
+        expiration_month: '12',
+        expiration_year: '2030',
+        cvv: '123',
+        ...card,
+      },
+    },
+  };
+}
+
+/** Creates the family `Acme Projects` and the product `pro` (10.00 a month) on a site through the engine. */
+export async function seedCatalog(
+  engine: BillingEngine,
+  site = 'acme',
+): Promise<{ familyId: number; productId: number }> {
+  const handle = engine.site(site);
+  const family = await handle.catalog.createFamily({ name: 'Acme Projects' });
+  const product = await handle.catalog.createProduct(family.id, {
+    name: 'Pro',
+    handle: 'pro',
+    priceInCents: 1000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  return { familyId: family.id, productId: product.product.id };
+}
