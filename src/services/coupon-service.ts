@@ -240,6 +240,28 @@ export async function redeemForSignup(
  * Why a coupon cannot be added, or undefined when it can: missing or of another family (not
  * found), archived, past its end date at `at`, or (when `checkLimit`) out of uses.
  */
+/**
+ * The coupon a signup may add with this code, checked but not redeemed (so the discount can be
+ * planned before any money moves): it must exist, belong to the product's family, not be archived,
+ * expired or used up. Otherwise a validation error with the service's message (reference C4).
+ */
+export async function couponForSignup(
+  tx: StorageTransaction,
+  siteId: number,
+  code: unknown,
+  productFamilyId: number,
+  now: Date,
+): Promise<CouponRecord> {
+  const label = `Coupon Code: '${String(code)}' - `;
+  const coupon = typeof code === 'string' ? await tx.coupons.findByCode(siteId, normaliseCouponCode(code)) : undefined;
+  const problem = unusable(coupon, productFamilyId, now, true);
+  if (problem !== undefined || !coupon) {
+    const message = problem === 'Coupon has reached its usage limit.' ? problem : COUPON_NOT_FOUND;
+    throw validationError([{ message: `${label}${message}`, attribute: 'coupon_code' }]);
+  }
+  return coupon;
+}
+
 function unusable(
   coupon: CouponRecord | undefined,
   familyId: number | undefined,

@@ -196,22 +196,17 @@ export class MetafieldService {
 }
 
 /**
- * Sets metadata values on a customer or subscription inside the caller's command (subscription
- * signup uses it). Every value is checked before any is written: the resource must exist, each
- * name must be an existing field ("Metafield: 'x' does not exist."), each value a string (numbers
- * and booleans are written as their strings) and, for dropdown and radio fields, one of the allowed
- * values. Returns the records written, in input order.
+ * Checks metadata values without writing them (a signup checks them before it charges): each name
+ * must be an existing field of the resource type ("Metafield: 'x' does not exist."), each value a
+ * string (numbers and booleans count as their strings) and, for dropdown and radio fields, one of
+ * the allowed values. Returns the fields with their values; throws every problem at once.
  */
-export async function setMetadataInCommand(
-  ctx: CommandContext,
+export async function checkMetadataValues(
+  tx: StorageTransaction,
   siteId: number,
-  resourceType: MetafieldResource,
-  resourceId: number,
+  resource: MetafieldResource,
   values: readonly MetadataInput[],
-): Promise<MetadataRecord[]> {
-  const { tx, now } = ctx;
-  const resource = parseResource(resourceType);
-  await assertResource(tx, siteId, resource, resourceId);
+): Promise<{ field: MetafieldRecord; value: string }[]> {
   const errors = new ValidationCollector();
   if (!Array.isArray(values)) throw invalid('Metadata: must be a list of name and value pairs.', 'metadata');
   const checked: { field: MetafieldRecord; value: string }[] = [];
@@ -239,6 +234,27 @@ export async function setMetadataInCommand(
     checked.push({ field, value });
   }
   errors.throwIfAny();
+  return checked;
+}
+
+/**
+ * Sets metadata values on a customer or subscription inside the caller's command (subscription
+ * signup uses it). Every value is checked before any is written: the resource must exist, each
+ * name must be an existing field ("Metafield: 'x' does not exist."), each value a string (numbers
+ * and booleans are written as their strings) and, for dropdown and radio fields, one of the allowed
+ * values. Returns the records written, in input order.
+ */
+export async function setMetadataInCommand(
+  ctx: CommandContext,
+  siteId: number,
+  resourceType: MetafieldResource,
+  resourceId: number,
+  values: readonly MetadataInput[],
+): Promise<MetadataRecord[]> {
+  const { tx, now } = ctx;
+  const resource = parseResource(resourceType);
+  await assertResource(tx, siteId, resource, resourceId);
+  const checked = await checkMetadataValues(tx, siteId, resource, values);
   const written: MetadataRecord[] = [];
   for (const { field, value } of checked) {
     written.push(

@@ -4,6 +4,7 @@ import { transition } from '../domain/subscription/state-machine.js';
 import { BillingError } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
+  CouponRecord,
   DueWorkKind,
   DueWorkRecord,
   PaymentAttemptRecord,
@@ -16,7 +17,18 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
-import { line, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import { couponDiscounts, couponUsesAfter, line, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+
+/** The subscription's data after a renewal applied these coupons: uses counted, deferrals spent. */
+function couponDataAfter(
+  data: Readonly<Record<string, unknown>>,
+  coupons: readonly CouponRecord[],
+  discounts: readonly { code: string }[],
+): Record<string, unknown> {
+  const applied = new Set(coupons.map((c) => c.code));
+  const deferred = ((data.couponDeferred ?? []) as string[]).filter((code) => !applied.has(code));
+  return { ...data, couponUses: couponUsesAfter((data.couponUses ?? {}) as Record<string, unknown>, discounts), couponDeferred: deferred };
+}
 
 /** Options of {@link RenewalService.runDue}. */
 export interface RunDueOptions {
@@ -268,19 +280,24 @@ export class RenewalService {
         }
       }
       const period = nextPeriod(subscription, terms, site.timeZone, site.settings.periodRule);
+      const memo = `${terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
+      const assessed: { kind: string; amountInCents: number; memo: string }[] = [{ kind: 'baseline', amountInCents: terms.priceInCents, memo }];
+      if (endingTrial && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
+        assessed.push({ kind: 'initial', amountInCents: terms.initialChargeInCents!, memo: `${terms.name} setup fee` });
+      }
+      const coupons = await this.#renewalCoupons(ctx, subscription);
+      const discounts = couponDiscounts(assessed, coupons);
       const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
         periodIndex: period.index,
         currentPeriodStartedAt: period.start,
         currentPeriodEndsAt: period.end,
         nextAssessmentAt: period.end,
         activatedAt: subscription.activatedAt ?? ctx.now,
+        ...(coupons.length === 0 ? {} : { data: couponDataAfter(subscription.data, coupons, discounts) }),
       });
-      const memo = `${terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
-      const charges = [line(advanced, 'charge', 'baseline', terms.priceInCents, memo, ctx.now, { periodIndex: period.index })];
-      if (endingTrial && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
-        charges.push(line(advanced, 'charge', 'initial', terms.initialChargeInCents!, `${terms.name} setup fee`, ctx.now, { periodIndex: period.index }));
-      }
-      await ctx.tx.ledger.append(charges);
+      const lines = assessed.map((a) => line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, { periodIndex: period.index }));
+      for (const d of discounts) lines.push(line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }));
+      await ctx.tx.ledger.append(lines);
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (balance <= 0) {
         await this.#finishRenewal(ctx, item, site, advanced, true);
@@ -487,6 +504,25 @@ export class RenewalService {
       payload: { previous_product: { id: subscription.productId }, subscription: { id: subscription.id, product: { id: product.id } } },
     });
     return moved;
+  }
+
+  /**
+   * The coupons that discount this renewal: recurring ones within their `durationPeriodCount`
+   * (signup counts as the first period when it was discounted), and any coupon a free trial
+   * deferred to the first amount due. Archived coupons keep applying (reference §6).
+   */
+  async #renewalCoupons(ctx: CommandContext, subscription: SubscriptionRecord): Promise<CouponRecord[]> {
+    if (subscription.couponCodes.length === 0) return [];
+    const uses = (subscription.data.couponUses ?? {}) as Record<string, number>;
+    const deferred = (subscription.data.couponDeferred ?? []) as string[];
+    const out: CouponRecord[] = [];
+    for (const code of subscription.couponCodes) {
+      const coupon = await ctx.tx.coupons.findByCode(subscription.siteId, code);
+      if (!coupon) continue;
+      const withinDuration = coupon.durationPeriodCount === null || (uses[code] ?? 0) < coupon.durationPeriodCount;
+      if (deferred.includes(code) || (coupon.recurring && withinDuration)) out.push(coupon);
+    }
+    return out;
   }
 
   async #terms(ctx: CommandContext, subscription: SubscriptionRecord): Promise<ProductTerms> {

@@ -13,10 +13,12 @@ import {
 } from '../domain/time/index.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { billingPeriod } from '../domain/time/index.js';
-import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
+import { computeDiscount, stackingErrors } from '../domain/catalog/coupon-discount.js';
+import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
 import type { CardInput, PaymentGateway } from '../ports/gateway.js';
 import type {
   AddressFields,
+  CouponRecord,
   CustomerRecord,
   SubscriptionDateField,
   SubscriptionFilter,
@@ -38,6 +40,8 @@ import {
   loadCustomer,
   validateCustomerInput,
 } from './customer-service.js';
+import { couponForSignup } from './coupon-service.js';
+import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { generateReferralCode } from './referral-service.js';
@@ -68,6 +72,12 @@ export interface CreateSubscriptionInput {
    * Monthly products without trial or expiration only; the first period is prorated (reference §9.3).
    */
   readonly snapDay?: number | 'end';
+  /** A coupon to add at signup; the discount is planned first and the coupon redeemed atomically. */
+  readonly couponCode?: string;
+  /** Several coupons (each must be stackable). */
+  readonly couponCodes?: readonly string[];
+  /** Values of subscription metafields to set at signup. */
+  readonly metafields?: Readonly<Record<string, string>>;
 }
 
 /** A subscription as reads return it. */
@@ -98,6 +108,9 @@ interface SignupPlan {
   /** From creation, ignoring any trial (reference §9.4). */
   readonly expiresAt: Date | null;
   readonly snapDay: SnapDay | undefined;
+  readonly coupons: readonly CouponRecord[];
+  /** The discount line of each coupon applied now (negative adjustments). */
+  readonly discounts: readonly { code: string; amountInCents: number; memo: string }[];
   readonly charges: readonly { kind: string; amountInCents: number; memo: string }[];
   readonly totalInCents: number;
 }
@@ -127,8 +140,9 @@ export class SubscriptionService {
 
     let attempt: import('../ports/storage.js').PaymentAttemptRecord | undefined;
     if (plan.totalInCents > 0) {
-      attempt = await runCommand(this.#deps, ({ tx, now }) =>
-        tx.payments.insert({
+      attempt = await runCommand(this.#deps, async ({ tx, now }) => {
+        await redeemCoupons(tx, plan.site.id, plan.coupons, now);
+        return tx.payments.insert({
           siteId: plan.site.id,
           subscriptionId: null,
           customerId: plan.customer?.id ?? null,
@@ -142,8 +156,8 @@ export class SubscriptionService {
           transactionId: null,
           createdAt: now,
           updatedAt: now,
-        }),
-      );
+        });
+      });
       const result = await chargeAttempt(
         this.#deps.gateway,
         attempt,
@@ -158,6 +172,7 @@ export class SubscriptionService {
             message: result.message,
             updatedAt: ctx.now,
           });
+          for (const coupon of plan.coupons) await ctx.tx.coupons.releaseRedemption(plan.site.id, coupon.id, ctx.now);
           ctx.record({
             siteId: plan.site.id,
             key: 'signup_failure',
@@ -225,15 +240,34 @@ export class SubscriptionService {
           cancellationMethod: null,
           signupPaymentId: null,
           signupRevenueInCents: plan.totalInCents,
-          couponCodes: [],
+          couponCodes: plan.coupons.map((c) => c.code),
           referralCode: plan.site.settings.referralsEnabled ? await freeReferralCode(ctx.tx, plan.site.id) : null,
-          data: plan.snapDay === undefined ? {} : { snapDay: plan.snapDay },
+          data: {
+            ...(plan.snapDay === undefined ? {} : { snapDay: plan.snapDay }),
+            ...(plan.coupons.length === 0
+              ? {}
+              : {
+                  couponUses: couponUsesAfter({}, plan.discounts),
+                  couponDeferred: plan.discounts.length === 0 ? plan.coupons.map((c) => c.code) : [],
+                }),
+          },
           createdAt: ctx.now,
           updatedAt: ctx.now,
         });
         const lines = plan.charges.map((c) =>
           line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, { periodIndex: plan.periodIndex }),
         );
+        for (const d of plan.discounts) {
+          lines.push(
+            line(subscription, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, {
+              periodIndex: plan.periodIndex,
+            }),
+          );
+        }
+        if (input.metafields && Object.keys(input.metafields).length > 0) {
+          const values = Object.entries(input.metafields).map(([name, value]) => ({ name, value }));
+          await setMetadataInCommand(ctx, plan.site.id, 'subscription', subscription.id, values);
+        }
         if (paid) {
           lines.push(
             line(
@@ -542,7 +576,20 @@ export class SubscriptionService {
       });
       if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
     }
-    const totalInCents = charges.reduce((sum, c) => sum + c.amountInCents, 0);
+    const coupons: CouponRecord[] = [];
+    for (const code of [...(input.couponCode === undefined ? [] : [input.couponCode]), ...(input.couponCodes ?? [])]) {
+      coupons.push(await couponForSignup(tx, site.id, code, product!.product.familyId, now));
+    }
+    if (input.metafields !== undefined) {
+      const values = Object.entries(input.metafields).map(([name, value]) => ({ name, value }));
+      await checkMetadataValues(tx, site.id, 'subscription', values);
+    }
+    const stacking = stackingErrors([], coupons);
+    if (stacking.length > 0) throw validationError(stacking.map((message) => ({ message, attribute: 'coupon_codes' })));
+    const chargedNow = charges.reduce((sum, c) => sum + c.amountInCents, 0);
+    // A free trial defers the coupon to the first amount due (reference §6).
+    const discounts = chargedNow > 0 ? couponDiscounts(charges, coupons) : [];
+    const totalInCents = chargedNow + discounts.reduce((sum, d) => sum + d.amountInCents, 0);
     if (totalInCents > 0 && !hasCard)
       throw invalid(
         'A payment method is required: the signup charge cannot be collected without a card.',
@@ -572,10 +619,70 @@ export class SubscriptionService {
       trialEndsAt,
       expiresAt,
       snapDay,
+      coupons,
+      discounts,
       charges,
-      totalInCents,
+      totalInCents: Math.max(0, totalInCents),
     };
   }
+}
+
+/** Redeems each coupon atomically; a coupon used up since the plan fails the command. */
+async function redeemCoupons(
+  tx: StorageTransaction,
+  siteId: number,
+  coupons: readonly CouponRecord[],
+  now: Date,
+): Promise<void> {
+  for (const coupon of coupons) {
+    if (!(await tx.coupons.redeem(siteId, coupon.id, now))) {
+      throw validationError([
+        { message: `Coupon Code: '${coupon.code}' - Coupon has reached its usage limit.`, attribute: 'coupon_code' },
+      ]);
+    }
+  }
+}
+
+/**
+ * The discount line of each coupon over the charges of one assessment (reference §6: all charges
+ * of the assessment are discounted), as negative adjustment amounts with the service's memo.
+ */
+export function couponDiscounts(
+  charges: readonly { kind: string; amountInCents: number }[],
+  coupons: readonly CouponRecord[],
+): { code: string; amountInCents: number; memo: string }[] {
+  if (coupons.length === 0) return [];
+  const result = computeDiscount(
+    charges.map((c, i) => ({ key: `${i}:${c.kind}`, amountInCents: c.amountInCents })),
+    coupons.map((c) => ({
+      code: c.code,
+      percentage: c.percentage,
+      amountInCents: c.amountInCents,
+      allowNegativeBalance: c.allowNegativeBalance,
+      compoundingStrategy: c.compoundingStrategy,
+    })),
+  );
+  return result.perCoupon
+    .filter((d) => d.discountInCents > 0)
+    .map((d) => {
+      const coupon = coupons.find((c) => c.code === d.code)!;
+      return {
+        code: d.code,
+        amountInCents: -d.discountInCents,
+        memo: `Coupon: ${d.code}${coupon.description ? ` - ${coupon.description}` : ''}`,
+      };
+    });
+}
+
+/** Counts one more use of each coupon that gave a discount (for `durationPeriodCount`). */
+export function couponUsesAfter(
+  uses: Readonly<Record<string, unknown>>,
+  applied: readonly { code: string }[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [code, count] of Object.entries(uses)) if (typeof count === 'number') out[code] = count;
+  for (const { code } of applied) out[code] = (out[code] ?? 0) + 1;
+  return out;
 }
 
 /** Runs `work` again (up to `times` in all) when it fails with a `conflict`. */

@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { couponScenarios } from './coupons.suite.js';
+
+couponScenarios(memoryHarness);
