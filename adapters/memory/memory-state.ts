@@ -1,5 +1,8 @@
 import type {
   AllocationRecord,
+  DirectCallRecord,
+  WebhookEndpointRecord,
+  WebhookRecord,
   ApiKeyRecord,
   SubscriptionComponentRecord,
   UsageRecord,
@@ -44,6 +47,13 @@ export interface ComponentVersionRow extends ComponentVersionRecord {
   readonly id: number;
 }
 
+/** A direct call row: the numeric id is synthetic, the record keeps its hex id. */
+export interface DirectCallRow {
+  readonly id: number;
+  readonly siteId: number;
+  readonly call: DirectCallRecord;
+}
+
 /** Every table of the memory adapter. New repositories add their tables here. */
 export class MemoryState {
   readonly sites = new MemoryTable<SiteRecord>();
@@ -69,6 +79,10 @@ export class MemoryState {
   readonly subscriptionComponents = new MemoryTable<SubscriptionComponentRecord>();
   readonly allocations = new MemoryTable<AllocationRecord>();
   readonly usages = new MemoryTable<UsageRecord>();
+  readonly webhookEndpoints = new MemoryTable<WebhookEndpointRecord>();
+  readonly webhooks = new MemoryTable<WebhookRecord>();
+  /** Direct calls keyed by their hex id; not a MemoryTable because the id is a string. */
+  readonly directCalls = new MemoryTable<DirectCallRow>();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -87,6 +101,7 @@ export class MemoryState {
       this.componentVersions,
       this.coupons,
       this.metafields,
+      this.webhookEndpoints,
       ...this.customerTables(),
     ];
   }
@@ -99,6 +114,8 @@ export class MemoryState {
       this.subscriptionComponents,
       this.allocations,
       this.usages,
+      this.webhooks,
+      this.directCalls,
     ];
   }
 }

@@ -6,6 +6,7 @@ import { memoryComponents } from './repositories/components.js';
 import { memoryCoupons } from './repositories/coupons.js';
 import { memoryCredentials } from './repositories/credentials.js';
 import { memoryCustomers } from './repositories/customers.js';
+import { memoryDirectCalls } from './repositories/direct-calls.js';
 import { memoryDueWork } from './repositories/due-work.js';
 import { memoryIdempotency } from './repositories/idempotency.js';
 import { memoryLedger } from './repositories/ledger.js';
@@ -17,6 +18,7 @@ import { memorySiteData } from './repositories/site-data.js';
 import { memorySites } from './repositories/sites.js';
 import { memorySubscriptionComponents } from './repositories/subscription-components.js';
 import { memorySubscriptions } from './repositories/subscriptions.js';
+import { memoryWebhooks } from './repositories/webhooks.js';
 
 /** Options of {@link createMemoryStorage}; none yet, kept for symmetry with the SQL adapters. */
 export type MemoryStorageOptions = Record<string, never>;
@@ -54,6 +56,8 @@ export function createMemoryStorage(_options: MemoryStorageOptions = {}): Storag
           metafields: memoryMetafields(state, journal),
           notes: memoryNotes(state, journal),
           subscriptionComponents: memorySubscriptionComponents(state, journal),
+          webhooks: memoryWebhooks(state, journal),
+          directCalls: memoryDirectCalls(state, journal),
         };
         try {
           return await work(tx);

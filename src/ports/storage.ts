@@ -29,7 +29,10 @@ import type {
 } from './catalog-extras.js';
 
 export type * from './billing-records.js';
+import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
+
 export type * from './catalog-extras.js';
+export type * from './delivery-records.js';
 
 /** Test or live; a site goes live only after its test data has been cleared. */
 export type SiteMode = 'test' | 'live';
@@ -316,6 +319,8 @@ export interface StorageTransaction {
   readonly metafields: MetafieldsRepository;
   readonly notes: NotesRepository;
   readonly subscriptionComponents: SubscriptionComponentsRepository;
+  readonly webhooks: WebhooksRepository;
+  readonly directCalls: DirectCallsRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -17,6 +17,11 @@ export interface CommandDeps {
   readonly storage: Storage;
   readonly clock: Clock;
   readonly emitter: EventEmitterLike;
+  /**
+   * Called inside the command's transaction with the events it appended to the outbox, so that
+   * work derived from events (webhook deliveries) commits with them or not at all.
+   */
+  readonly onEvents?: (tx: StorageTransaction, events: readonly BillingEvent[], now: Date) => Promise<void>;
 }
 
 /**
@@ -40,6 +45,7 @@ export async function runCommand<T>(
     };
     const value = await work(ctx);
     committed = pending.length > 0 ? ((await tx.outbox.append(pending)) as BillingEvent[]) : [];
+    if (committed.length > 0 && deps.onEvents) await deps.onEvents(tx, committed, ctx.now);
     return value;
   }, options);
   for (const event of committed) deps.emitter.emit(event.key, event);

@@ -1,0 +1,105 @@
+/**
+ * Records and repositories for webhooks and direct-post calls. Same conventions as `storage.ts`.
+ */
+import type { PageRequest } from './billing-records.js';
+
+/** Whether an endpoint gets webhooks (reference §3.3: paused after 25 failures, disabled after 50). */
+export type WebhookEndpointStatus = 'enabled' | 'paused' | 'disabled';
+
+/** A merchant URL that receives webhooks for the events it subscribed to. */
+export interface WebhookEndpointRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly url: string;
+  /** Event keys this endpoint receives. */
+  readonly events: readonly string[];
+  readonly status: WebhookEndpointStatus;
+  /** Consecutive failed deliveries; reset by any success, a successful test, or a URL change. */
+  readonly failureCount: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Delivery state of one webhook. */
+export type WebhookStatus = 'pending' | 'successful' | 'failed';
+
+/** One webhook: an event's signed form body for one endpoint. Its id is stable across retries and replays. */
+export interface WebhookRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly endpointId: number;
+  /** The outbox event it carries; null for a test webhook. */
+  readonly eventId: number | null;
+  readonly eventKey: string;
+  /** The exact form-encoded body that is signed and sent. */
+  readonly body: string;
+  readonly status: WebhookStatus;
+  readonly attempts: number;
+  readonly lastSentAt: Date | null;
+  readonly lastSentUrl: string | null;
+  readonly lastError: string | null;
+  readonly lastErrorAt: Date | null;
+  readonly acceptedAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Filter of a webhook list (reference §3.3). Bounds are inclusive. */
+export interface WebhookFilter {
+  readonly status?: WebhookStatus;
+  readonly since?: Date;
+  readonly until?: Date;
+  readonly endpointId?: number;
+}
+
+/** Webhook endpoints and deliveries. */
+export interface WebhooksRepository {
+  insertEndpoint(endpoint: Omit<WebhookEndpointRecord, 'id'>): Promise<WebhookEndpointRecord>;
+  findEndpoint(siteId: number, id: number): Promise<WebhookEndpointRecord | undefined>;
+  /** The site's endpoints by id. */
+  listEndpoints(siteId: number): Promise<WebhookEndpointRecord[]>;
+  updateEndpoint(
+    siteId: number,
+    id: number,
+    patch: Partial<Pick<WebhookEndpointRecord, 'url' | 'events' | 'status' | 'failureCount' | 'updatedAt'>>,
+  ): Promise<WebhookEndpointRecord | undefined>;
+  /** Deletes an endpoint and its webhooks; false when missing. */
+  deleteEndpoint(siteId: number, id: number): Promise<boolean>;
+  /**
+   * Adds one to an endpoint's failure count atomically (concurrent deliveries never lose a
+   * failure) and returns the endpoint after it, or undefined when missing.
+   */
+  countFailure(siteId: number, id: number, now: Date): Promise<WebhookEndpointRecord | undefined>;
+  insertWebhook(webhook: Omit<WebhookRecord, 'id'>): Promise<WebhookRecord>;
+  findWebhook(siteId: number, id: number): Promise<WebhookRecord | undefined>;
+  updateWebhook(
+    siteId: number,
+    id: number,
+    patch: Partial<Omit<WebhookRecord, 'id' | 'siteId' | 'endpointId' | 'eventId' | 'eventKey' | 'body' | 'createdAt'>>,
+  ): Promise<WebhookRecord | undefined>;
+  /** One page of the site's webhooks matching the filter, newest first (id descending). */
+  listWebhooks(siteId: number, filter: WebhookFilter, page: PageRequest): Promise<WebhookRecord[]>;
+}
+
+/** A stored direct-post call: what was posted (without card data) and what was answered. */
+export interface DirectCallRecord {
+  /** 40 lowercase hex characters. */
+  readonly id: string;
+  readonly siteId: number;
+  readonly apiId: string;
+  readonly nonce: string | null;
+  readonly timestamp: string | null;
+  readonly success: boolean;
+  /** The request parameters with sensitive card fields blanked. */
+  readonly request: Readonly<Record<string, unknown>>;
+  /** `{ result, meta, signup? }` as reference §1.6 shows. */
+  readonly response: Readonly<Record<string, unknown>>;
+  readonly createdAt: Date;
+}
+
+/** Direct-post call records. */
+export interface DirectCallsRepository {
+  insert(call: DirectCallRecord): Promise<DirectCallRecord>;
+  /** A call of this site, or undefined (another site's call is not found). */
+  findById(siteId: number, id: string): Promise<DirectCallRecord | undefined>;
+}
