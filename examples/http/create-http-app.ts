@@ -4,12 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { apiKeyFromAuthorization } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
-import { registerCatalogRoutes } from './routes/catalog-routes.js';
-import { registerCustomerRoutes } from './routes/customer-routes.js';
-import { registerLifecycleRoutes } from './routes/lifecycle-routes.js';
-import { registerPaymentProfileRoutes } from './routes/payment-profile-routes.js';
-import { registerSiteRoutes } from './routes/site-routes.js';
-import { registerSubscriptionRoutes } from './routes/subscription-routes.js';
+import { registerApiRoutes } from './routes/index.js';
 import { siteFromHost } from './site-from-host.js';
 import { createTokenBucket, type TokenBucketOptions } from './token-bucket.js';
 import { errorListBody, INTERNAL_ERROR_MESSAGE, serializeError, type WireCompat } from './wire-bridge.js';
@@ -93,12 +88,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     }),
   );
 
-  registerCatalogRoutes(app);
-  registerCustomerRoutes(app);
-  registerSubscriptionRoutes(app);
-  registerLifecycleRoutes(app);
-  registerPaymentProfileRoutes(app);
-  registerSiteRoutes(app, engine);
+  registerApiRoutes(app, engine);
 
   // Unknown paths and formats other than `.json` (spec `{format}`) are 404s with a JSON body.
   app.notFound((c) => sendJson(404, { errors: [`No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`] }));
