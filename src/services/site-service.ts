@@ -11,7 +11,8 @@ import type {
   SiteSettings,
   StorageTransaction,
 } from '../ports/storage.js';
-import { type CommandDeps, runCommand } from './command-runner.js';
+import { copyCatalog } from './catalog-service.js';
+import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 
 /** Settings a new site starts with. */
 export const DEFAULT_SITE_SETTINGS: SiteSettings = {
@@ -96,42 +97,8 @@ export class SiteService {
 
   /** Creates a site with one API key, a shared key and direct credentials. */
   async create(input: CreateSiteInput): Promise<CreatedSite> {
-    const errors = new ValidationCollector();
-    const subdomain = errors.capture(() => assertSubdomain(input.subdomain));
-    const currency = errors.capture(() => assertCurrency(input.currency));
-    const timeZone = errors.capture(() => zone(input.timeZone ?? 'UTC'));
-    const name = input.name ?? input.subdomain;
-    if (typeof name !== 'string' || name.trim() === '') errors.add('Name: cannot be blank.', 'name');
-    const mode = errors.capture(() => assertMode(input.mode ?? 'test'));
-    const settings = errors.capture(() => mergeSettings(DEFAULT_SITE_SETTINGS, input.settings ?? {}));
-    errors.throwIfAny();
-    return runCommand(this.#deps, async (ctx) => {
-      const sharedKey = generateSecret(24);
-      let site: SiteRecord;
-      try {
-        site = await ctx.tx.sites.insert({
-          subdomain: subdomain!,
-          name: name.trim(),
-          currency: currency!,
-          timeZone: timeZone!,
-          dateFormat: input.dateFormat ?? 'YYYY-MM-DD',
-          timeFormat: input.timeFormat ?? 'HH:mm:ss',
-          mode: mode!,
-          sharedKey,
-          settings: settings!,
-          createdAt: ctx.now,
-          updatedAt: ctx.now,
-        });
-      } catch (error) {
-        if (error instanceof BillingError && error.code === 'conflict') {
-          throw invalid('Subdomain: has already been taken.', 'subdomain');
-        }
-        throw error;
-      }
-      const apiKey = await issueApiKey(ctx.tx, site.id, 'default', ctx.now);
-      const direct = await issueDirect(ctx.tx, site.id, ctx.now);
-      return { site, apiKey: apiKey.key, sharedKey, direct };
-    });
+    const fields = checkNewSite(input);
+    return runCommand(this.#deps, (ctx) => insertSite(ctx, fields));
   }
 
   /** The site with this subdomain; `not_found` when there is none. */
@@ -195,12 +162,13 @@ export class SiteService {
   }
 
   /**
-   * Creates a new site with the source's currency, zone, formats and settings and a copy of its
-   * catalog; customers, subscriptions and credentials are never copied.
+   * Creates a new test site with the source's currency, zone, formats and settings and a copy of
+   * its catalog (families, products at their current version, components, coupons), in one
+   * command: a failure leaves no new site. Customers, subscriptions and credentials are never copied.
    */
   async clone(sourceSubdomain: string, input: { subdomain: string; name?: string }): Promise<CreatedSite> {
     const source = await this.get(sourceSubdomain);
-    return this.create({
+    const fields = checkNewSite({
       subdomain: input.subdomain,
       name: input.name ?? `${source.name} (copy)`,
       currency: source.currency,
@@ -209,6 +177,11 @@ export class SiteService {
       timeFormat: source.timeFormat,
       mode: 'test',
       settings: source.settings,
+    });
+    return runCommand(this.#deps, async (ctx) => {
+      const created = await insertSite(ctx, fields);
+      await copyCatalog(ctx, source.id, created.site.id);
+      return created;
     });
   }
 
@@ -220,6 +193,8 @@ export class SiteService {
     if (scope !== 'all' && scope !== 'customers') throw invalid("Cleanup scope: must be 'all' or 'customers'.", 'cleanup_scope');
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
+      // Clearing removes customer records; on a live site those are real customers' money trail.
+      if (site.mode === 'live') throw invalid('Site data can only be cleared on a site in test mode.', 'mode');
       await ctx.tx.siteData.clear(site.id, scope);
     });
   }
@@ -304,6 +279,56 @@ export class SiteService {
       return { site, apiId: credential.apiId, apiSecret: credential.apiSecret };
     });
   }
+}
+
+/** A new site's checked fields. */
+interface NewSiteFields {
+  readonly subdomain: string;
+  readonly name: string;
+  readonly currency: string;
+  readonly timeZone: string;
+  readonly dateFormat: string;
+  readonly timeFormat: string;
+  readonly mode: SiteMode;
+  readonly settings: SiteSettings;
+}
+
+/** Checks a new site's input, reporting every problem at once. */
+function checkNewSite(input: CreateSiteInput): NewSiteFields {
+  const errors = new ValidationCollector();
+  const subdomain = errors.capture(() => assertSubdomain(input.subdomain));
+  const currency = errors.capture(() => assertCurrency(input.currency));
+  const timeZone = errors.capture(() => zone(input.timeZone ?? 'UTC'));
+  const name = input.name ?? input.subdomain;
+  if (typeof name !== 'string' || name.trim() === '') errors.add('Name: cannot be blank.', 'name');
+  const mode = errors.capture(() => assertMode(input.mode ?? 'test'));
+  const settings = errors.capture(() => mergeSettings(DEFAULT_SITE_SETTINGS, input.settings ?? {}));
+  errors.throwIfAny();
+  return {
+    subdomain: subdomain!,
+    name: name.trim(),
+    currency: currency!,
+    timeZone: timeZone!,
+    dateFormat: input.dateFormat ?? 'YYYY-MM-DD',
+    timeFormat: input.timeFormat ?? 'HH:mm:ss',
+    mode: mode!,
+    settings: settings!,
+  };
+}
+
+/** Inserts a site with its first credentials inside a command; a taken subdomain is a validation error. */
+async function insertSite(ctx: CommandContext, fields: NewSiteFields): Promise<CreatedSite> {
+  const sharedKey = generateSecret(24);
+  let site: SiteRecord;
+  try {
+    site = await ctx.tx.sites.insert({ ...fields, sharedKey, createdAt: ctx.now, updatedAt: ctx.now });
+  } catch (error) {
+    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Subdomain: has already been taken.', 'subdomain');
+    throw error;
+  }
+  const apiKey = await issueApiKey(ctx.tx, site.id, 'default', ctx.now);
+  const direct = await issueDirect(ctx.tx, site.id, ctx.now);
+  return { site, apiKey: apiKey.key, sharedKey, direct };
 }
 
 /** The error for bad credentials, with the service's plain body. */

@@ -158,6 +158,57 @@ export function sitesSuite(harness: StorageHarness): void {
       expect((await rejection(engine.authenticate('dst', source.apiKey))).code).toBe('unauthorized');
     });
 
+    it('clones the catalog at its current versions, in one command', async () => {
+      const { engine } = fixture();
+      await engine.sites.create({ subdomain: 'shop', currency: 'USD' });
+      const shop = engine.site('shop');
+      const family = await shop.catalog.createFamily({ name: 'Plans' });
+      const plan = await shop.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+      await shop.catalog.updateProduct(plan.product.id, { priceInCents: 2500 });
+      await shop.components.create(family.id, { kind: 'quantity_based_component', name: 'Seats', unitName: 'seat', pricingScheme: 'per_unit', unitPrice: '5.00' });
+      await shop.coupons.create({ name: 'Half', code: 'HALF', percentage: '50', productFamilyId: family.id });
+      await shop.subscriptions.create({
+        productHandle: 'pro',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: { fullNumber: '1', expirationMonth: 1, expirationYear: 2031 },
+      });
+      await engine.sites.clone('shop', { subdomain: 'shop-copy' });
+      const copy = engine.site('shop-copy');
+      const copied = await copy.catalog.getProduct('pro');
+      expect(copied.version).toMatchObject({ version: 1, terms: { priceInCents: 2500 } });
+      expect((await copy.catalog.listFamilies()).map((f) => f.handle)).toEqual([family.handle]);
+      expect((await copy.components.list()).map((c) => c.component.name)).toEqual(['Seats']);
+      expect((await copy.coupons.findByCode('HALF')).redemptions).toBe(0);
+      expect(await copy.subscriptions.list()).toEqual([]);
+      const taken = await rejection(engine.sites.clone('shop', { subdomain: 'shop-copy' }));
+      expect(taken.message).toBe('Subdomain: has already been taken.');
+      expect((await engine.sites.list()).map((x) => x.subdomain)).toEqual(['shop', 'shop-copy']);
+    });
+
+    it('clears test data only in test mode, and then lets the site go live', async () => {
+      const { engine, storage } = fixture();
+      await engine.sites.create({ subdomain: 'golive2', currency: 'USD' });
+      const site = engine.site('golive2');
+      const family = await site.catalog.createFamily({ name: 'Plans' });
+      await site.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+      await site.subscriptions.create({
+        productHandle: 'pro',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: { fullNumber: '1', expirationMonth: 1, expirationYear: 2031 },
+      });
+      const refused = await rejection(engine.sites.update('golive2', { mode: 'live' }));
+      expect(refused.message).toBe('Mode: the site has test data; clear the site data before going live.');
+      const currency = await rejection(engine.sites.update('golive2', { currency: 'EUR' }));
+      expect(currency.message).toBe('Currency: cannot be changed while the site has subscriptions or transactions.');
+      await engine.sites.clearData('golive2');
+      const id = (await engine.sites.get('golive2')).id;
+      expect(await storage.transaction((tx) => tx.siteData.counts(id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      expect((await site.catalog.getProduct('pro')).product.handle).toBe('pro');
+      expect((await engine.sites.update('golive2', { mode: 'live' })).mode).toBe('live');
+      const live = await rejection(engine.sites.clearData('golive2'));
+      expect(live.message).toBe('Site data can only be cleared on a site in test mode.');
+    });
+
     it('deletes a site and its credentials', async () => {
       const { engine } = fixture();
       const site = await engine.sites.create({ subdomain: 'del', currency: 'USD' });
