@@ -14,6 +14,7 @@ import { MetafieldService } from './services/metafield-service.js';
 import { MigrationService } from './services/migration-service.js';
 import { NoteService } from './services/note-service.js';
 import { ReferralService } from './services/referral-service.js';
+import { type PreviewResult, previewCommand } from './services/preview.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
 import { type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
@@ -117,6 +118,12 @@ export interface BillingEngine {
   site(subdomain: string): SiteHandle;
   /** A handle on the site whose API key this is; throws `unauthorized` otherwise. */
   authenticate(subdomain: string, apiKey: string): Promise<SiteHandle>;
+  /**
+   * Runs `command` on a site handle and returns what it would do (ledger lines, events, charges)
+   * without keeping anything: it runs in one transaction that is rolled back, against a simulated
+   * gateway that approves every charge. Errors the command throws are thrown as they would be.
+   */
+  preview<T>(subdomain: string, command: (site: SiteHandle) => Promise<T>): Promise<PreviewResult<T>>;
   /** Processes all due work (renewals, retries, notices, ...) up to `until` (default now), in due order. */
   runDue(options?: RunDueOptions): Promise<RunDueSummary>;
   /** Listens to committed events of one key, or `*` for all. Returns a function that stops listening. */
@@ -198,6 +205,12 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       return handle(site.subdomain);
     },
     runDue: (runOptions) => renewals.runDue(runOptions),
+    preview: (subdomain, command) =>
+      previewCommand(
+        storage,
+        (inner, simulated) => createBillingEngine({ storage: inner, clock, gateway: simulated }),
+        (engine) => command(engine.site(subdomain)),
+      ),
     on(key, listener) {
       if (key === '*') {
         const wildcard = (_type: EventKey, event: BillingEventMap[EventKey]) => listener(event as never);

@@ -49,6 +49,7 @@ export type {
 } from './services/subscription-service.js';
 export type { CancellationMethod, CancelInput, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
 export type { MigrationInput, MigrationPreview, ProductChangeInput } from './services/migration-service.js';
+export type { PreviewResult } from './services/preview.js';
 export {
   isAllowedMove,
   LIFECYCLE_EVENTS,
