@@ -4,6 +4,7 @@ import type { BillingEventMap, EventKey } from './events.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
 import type { SiteRecord, Storage } from './ports/storage.js';
+import { AllocationService } from './services/allocation-service.js';
 import { CatalogService } from './services/catalog-service.js';
 import { ComponentService } from './services/component-service.js';
 import { CouponService } from './services/coupon-service.js';
@@ -73,10 +74,27 @@ const METAFIELDS = [
 ] as const;
 const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete'] as const;
 const SUBSCRIPTIONS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
-const LIFECYCLE = ['changeBillingDate', 'cancel', 'cancelAtEndOfPeriod', 'undoCancelAtEndOfPeriod', 'reactivate', 'hold', 'resume'] as const;
+const LIFECYCLE = [
+  'changeBillingDate',
+  'cancel',
+  'cancelAtEndOfPeriod',
+  'undoCancelAtEndOfPeriod',
+  'reactivate',
+  'hold',
+  'resume',
+] as const;
 const MIGRATIONS = ['changeProduct', 'migrate'] as const;
 const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
 const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
+const ALLOCATIONS = [
+  'allocate',
+  'allocateMany',
+  'previewAllocation',
+  'listAllocations',
+  'recordUsage',
+  'listUsages',
+  'listComponents',
+] as const;
 
 /**
  * A handle on one site: every operation through it is confined to that site's records, so code
@@ -104,6 +122,8 @@ export interface SiteHandle {
   /** One-time charges, adjustments, credits, external payments, refunds and the transaction list. */
   readonly ledger: Bound<LedgerService, (typeof LEDGER)[number]>;
   readonly notes: Bound<NoteService, (typeof NOTES)[number]>;
+  /** Component allocations (with proration and payment), metered usage, and a subscription's components. */
+  readonly allocations: Bound<AllocationService, (typeof ALLOCATIONS)[number]>;
   readonly referrals: Bound<ReferralService, 'validate'>;
 }
 
@@ -170,6 +190,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const renewals = new RenewalService(deps, { reconcile: (work) => ledger.reconcile(work) });
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
+  const allocations = new AllocationService(deps);
 
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
@@ -190,6 +211,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       },
       ledger: bind(ledger, subdomain, LEDGER),
       notes: bind(notes, subdomain, NOTES),
+      allocations: bind(allocations, subdomain, ALLOCATIONS),
       referrals: bind(referrals, subdomain, ['validate']),
     };
   };

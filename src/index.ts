@@ -7,7 +7,13 @@ export type { Clock } from './ports/clock.js';
 export { ManualClock, systemClock } from './clock.js';
 export type * from './ports/storage.js';
 export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
-export { type BillingEngine, type BillingEngineOptions, type Bound, createBillingEngine, type SiteHandle } from './engine.js';
+export {
+  type BillingEngine,
+  type BillingEngineOptions,
+  type Bound,
+  createBillingEngine,
+  type SiteHandle,
+} from './engine.js';
 export {
   type ApiKeySummary,
   type CreatedSite,
@@ -36,8 +42,19 @@ export type {
   ComponentView,
   ListComponentsOptions,
 } from './services/component-service.js';
-export { COUPON_NOT_FOUND, type CouponInput, type CouponValidateOptions, type ListCouponsOptions } from './services/coupon-service.js';
-export type { MetadataInput, MetafieldInput, MetafieldResourceInput, MetafieldScopeInput, ScopeFlagInput } from './services/metafield-service.js';
+export {
+  COUPON_NOT_FOUND,
+  type CouponInput,
+  type CouponValidateOptions,
+  type ListCouponsOptions,
+} from './services/coupon-service.js';
+export type {
+  MetadataInput,
+  MetafieldInput,
+  MetafieldResourceInput,
+  MetafieldScopeInput,
+  ScopeFlagInput,
+} from './services/metafield-service.js';
 export { componentPrice, parseComponentPricing, validateBrackets } from './domain/catalog/component-pricing.js';
 export { computeDiscount } from './domain/catalog/coupon-discount.js';
 export type { CustomerInput } from './services/customer-service.js';
@@ -71,3 +88,17 @@ export type {
 export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
 export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
 export * from './wire/index.js';
+export type {
+  AllocationEffect,
+  AllocationInput,
+  AllocationPayment,
+  AllocationPreview,
+  AllocationResult,
+  BulkAllocationInput,
+  BulkAllocationResult,
+  SubscriptionComponentView,
+  UsageInput,
+  UsageResult,
+} from './services/allocation-service.js';
+export type { SignupComponentInput } from './services/component-billing.js';
+export type { ProrationMode } from './domain/components/index.js';

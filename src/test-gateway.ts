@@ -70,7 +70,13 @@ export function createTestGateway(options: { name?: string } = {}): TestGateway 
       else return { ok: false, message: 'Credit card number: is invalid.' };
       const vaultToken = `tok_${createHash('sha256').update(`${digits}:${sequence++}`).digest('hex').slice(0, 24)}`;
       behaviourByToken.set(vaultToken, behaviour);
-      return { ok: true, vaultToken, customerVaultToken: null, cardType: cardTypeOf(digits), lastFour: digits.slice(-4) };
+      return {
+        ok: true,
+        vaultToken,
+        customerVaultToken: null,
+        cardType: cardTypeOf(digits),
+        lastFour: digits.slice(-4),
+      };
     },
     async charge(request: ChargeRequest): Promise<ChargeResult> {
       chargeCalls += 1;

@@ -259,7 +259,12 @@ export interface CatalogRepository {
     now: Date,
   ): Promise<{ product: ProductRecord; version: ProductVersionRecord } | undefined>;
   /** Sets or clears `archivedAt`; undefined when missing. */
-  setProductArchived(siteId: number, productId: number, archivedAt: Date | null, now: Date): Promise<ProductRecord | undefined>;
+  setProductArchived(
+    siteId: number,
+    productId: number,
+    archivedAt: Date | null,
+    now: Date,
+  ): Promise<ProductRecord | undefined>;
   findProduct(siteId: number, id: number): Promise<ProductRecord | undefined>;
   findProductByHandle(siteId: number, handle: string): Promise<ProductRecord | undefined>;
   /** The site's products (of one family when given) by id. */
@@ -398,7 +403,9 @@ export interface PaymentAttemptsRepository {
   update(
     siteId: number,
     id: number,
-    patch: Partial<Pick<PaymentAttemptRecord, 'status' | 'gatewayTransactionId' | 'message' | 'transactionId' | 'updatedAt'>>,
+    patch: Partial<
+      Pick<PaymentAttemptRecord, 'status' | 'gatewayTransactionId' | 'message' | 'transactionId' | 'updatedAt'>
+    >,
   ): Promise<PaymentAttemptRecord | undefined>;
   /** Attempts still `pending` or `unknown` created before `before`, oldest first: candidates for reconciliation. */
   listUnresolved(before: Date, limit: number): Promise<PaymentAttemptRecord[]>;

@@ -72,7 +72,9 @@ export interface ComponentsRepository {
   update(
     siteId: number,
     componentId: number,
-    patch: Partial<Pick<ComponentRecord, 'name' | 'unitName' | 'description' | 'handle' | 'taxable' | 'archivedAt' | 'updatedAt'>>,
+    patch: Partial<
+      Pick<ComponentRecord, 'name' | 'unitName' | 'description' | 'handle' | 'taxable' | 'archivedAt' | 'updatedAt'>
+    >,
   ): Promise<ComponentRecord | undefined>;
   findById(siteId: number, id: number): Promise<ComponentRecord | undefined>;
   findByHandle(siteId: number, handle: string): Promise<ComponentRecord | undefined>;
@@ -223,7 +225,11 @@ export interface NotesRepository {
   findById(siteId: number, id: number): Promise<NoteRecord | undefined>;
   /** The subscription's notes by id. */
   listForSubscription(siteId: number, subscriptionId: number): Promise<NoteRecord[]>;
-  update(siteId: number, id: number, patch: Partial<Pick<NoteRecord, 'body' | 'sticky' | 'updatedAt'>>): Promise<NoteRecord | undefined>;
+  update(
+    siteId: number,
+    id: number,
+    patch: Partial<Pick<NoteRecord, 'body' | 'sticky' | 'updatedAt'>>,
+  ): Promise<NoteRecord | undefined>;
   delete(siteId: number, id: number): Promise<boolean>;
 }
 
@@ -273,16 +279,26 @@ export interface UsageRecord {
 /** Components of subscriptions, their allocation history and metered usage. */
 export interface SubscriptionComponentsRepository {
   /**
-   * Sets a subscription's component (insert, or replace the allocation, version and balance of
-   * the existing row for that component); returns the stored row.
+   * Sets a subscription's component (insert, or replace the allocation, version, balance and
+   * `updatedAt` of the existing row for that component, keeping its `id` and `createdAt`);
+   * returns the stored row.
    */
-  upsert(row: Omit<SubscriptionComponentRecord, 'id' | 'createdAt'> & { readonly createdAt: Date }): Promise<SubscriptionComponentRecord>;
+  upsert(
+    row: Omit<SubscriptionComponentRecord, 'id' | 'createdAt'> & { readonly createdAt: Date },
+  ): Promise<SubscriptionComponentRecord>;
+  /**
+   * Inserts the row unless the subscription already has that component; returns the stored row
+   * either way. Race-safe: concurrent first uses of a component never overwrite each other.
+   */
+  ensure(row: Omit<SubscriptionComponentRecord, 'id'>): Promise<SubscriptionComponentRecord>;
   find(siteId: number, subscriptionId: number, componentId: number): Promise<SubscriptionComponentRecord | undefined>;
   /** The subscription's components by component id. */
   listForSubscription(siteId: number, subscriptionId: number): Promise<SubscriptionComponentRecord[]>;
   /**
-   * Adds `quantity` to the metered `unitBalance` of an existing row atomically (concurrent usage
-   * records never lose an update); returns the row before and after, or undefined when missing.
+   * Adds `quantity` (which may be negative: the renewal takes the billed usage off, so usage
+   * recorded meanwhile carries over) to the metered `unitBalance` of an existing row atomically
+   * (concurrent usage records never lose an update); returns the row before and after, or
+   * undefined when missing.
    */
   addUsage(
     siteId: number,

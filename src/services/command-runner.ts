@@ -9,7 +9,13 @@ export interface CommandContext {
   /** Read once per command, so every row and event a command writes carries the same instant. */
   readonly now: Date;
   /** Records an event; it is written to the outbox when the command's work returns. */
-  record(event: { siteId: number; key: EventKey; subjectType: string; subjectId: number; payload: Record<string, unknown> }): void;
+  record(event: {
+    siteId: number;
+    key: EventKey;
+    subjectType: string;
+    subjectId: number;
+    payload: Record<string, unknown>;
+  }): void;
 }
 
 /** The dependencies of {@link runCommand}. */

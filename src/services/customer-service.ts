@@ -62,15 +62,27 @@ export class CustomerService {
       };
       let updated: CustomerRecord | undefined;
       try {
-        updated = await ctx.tx.customers.updateAtVersion(site.id, id, current.version, { ...patch, updatedAt: ctx.now });
+        updated = await ctx.tx.customers.updateAtVersion(site.id, id, current.version, {
+          ...patch,
+          updatedAt: ctx.now,
+        });
       } catch (error) {
-        if (error instanceof BillingError && error.code === 'conflict') throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
+        if (error instanceof BillingError && error.code === 'conflict')
+          throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
         throw error;
       }
       if (!updated) throw new BillingError('conflict', 'The customer was changed by another request; try again.');
-      const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter((key) => JSON.stringify(patch[key]) !== JSON.stringify(current[key]));
+      const changed = (Object.keys(patch) as (keyof typeof patch)[]).filter(
+        (key) => JSON.stringify(patch[key]) !== JSON.stringify(current[key]),
+      );
       if (changed.length > 0) {
-        ctx.record({ siteId: site.id, key: 'customer_update', subjectType: 'customer', subjectId: id, payload: { customer: { id }, changed } });
+        ctx.record({
+          siteId: site.id,
+          key: 'customer_update',
+          subjectType: 'customer',
+          subjectId: id,
+          payload: { customer: { id }, changed },
+        });
       }
       return updated;
     });
@@ -103,7 +115,11 @@ export class CustomerService {
 }
 
 /** Validates and inserts a customer inside a command (also used by subscription signup). */
-export async function insertCustomer(ctx: CommandContext, siteId: number, input: CustomerInput): Promise<CustomerRecord> {
+export async function insertCustomer(
+  ctx: CommandContext,
+  siteId: number,
+  input: CustomerInput,
+): Promise<CustomerRecord> {
   validateCustomerInput(input).throwIfAny();
   try {
     const customer = await ctx.tx.customers.insert({
@@ -125,10 +141,17 @@ export async function insertCustomer(ctx: CommandContext, siteId: number, input:
       createdAt: ctx.now,
       updatedAt: ctx.now,
     });
-    ctx.record({ siteId, key: 'customer_create', subjectType: 'customer', subjectId: customer.id, payload: { customer: { id: customer.id } } });
+    ctx.record({
+      siteId,
+      key: 'customer_create',
+      subjectType: 'customer',
+      subjectId: customer.id,
+      payload: { customer: { id: customer.id } },
+    });
     return customer;
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('Reference: must be unique - that value has been taken.', 'customer.reference');
     throw error;
   }
 }
@@ -138,7 +161,8 @@ export function validateCustomerInput(input: CustomerInput, errors = new Validat
   if (!nonBlank(input.firstName)) errors.add('First name: cannot be blank.', 'customer.first_name');
   if (!nonBlank(input.lastName)) errors.add('Last name: cannot be blank.', 'customer.last_name');
   if (!nonBlank(input.email)) errors.add('Email address: cannot be blank.', 'customer.email');
-  else if (!EMAIL.test(input.email!.trim())) errors.add('Email address: must be a valid email address.', 'customer.email');
+  else if (!EMAIL.test(input.email!.trim()))
+    errors.add('Email address: must be a valid email address.', 'customer.email');
   return errors;
 }
 

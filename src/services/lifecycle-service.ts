@@ -6,7 +6,13 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import type { RenewalService } from './renewal-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
-import { line, loadSubscription, loadView, type SubscriptionDeps, type SubscriptionView } from './subscription-service.js';
+import {
+  line,
+  loadSubscription,
+  loadView,
+  type SubscriptionDeps,
+  type SubscriptionView,
+} from './subscription-service.js';
 
 /** How a cancellation was asked for (reference §4.2). */
 export type CancellationMethod = 'merchant_ui' | 'merchant_api' | 'dunning' | 'billing_portal' | 'unknown' | 'imported';
@@ -60,15 +66,26 @@ export class LifecycleService {
   async cancel(subdomain: string, id: number, input: CancelInput = {}): Promise<SubscriptionView> {
     if (input.cancelAtEndOfPeriod) return this.cancelAtEndOfPeriod(subdomain, id, input);
     return this.#command(subdomain, id, async (ctx, site, subscription) => {
-      await cancelNow(ctx, site, subscription, input.cancellationMethod ?? 'merchant_api', input.cancellationMessage ?? null);
+      await cancelNow(
+        ctx,
+        site,
+        subscription,
+        input.cancellationMethod ?? 'merchant_api',
+        input.cancellationMessage ?? null,
+      );
     });
   }
 
   /** Marks the subscription to be canceled when its current period ends. Not while past due. */
-  async cancelAtEndOfPeriod(subdomain: string, id: number, input: Omit<CancelInput, 'cancelAtEndOfPeriod'> = {}): Promise<SubscriptionView> {
+  async cancelAtEndOfPeriod(
+    subdomain: string,
+    id: number,
+    input: Omit<CancelInput, 'cancelAtEndOfPeriod'> = {},
+  ): Promise<SubscriptionView> {
     return this.#command(subdomain, id, async (ctx, site, subscription) => {
       transition(subscription.state, 'delayed_cancel');
-      if (subscription.state === 'past_due') throw invalid('A subscription that is past due cannot be set to cancel at the end of the period.');
+      if (subscription.state === 'past_due')
+        throw invalid('A subscription that is past due cannot be set to cancel at the end of the period.');
       await update(ctx, site, subscription, {
         cancelAtEndOfPeriod: true,
         delayedCancelAt: subscription.currentPeriodEndsAt,
@@ -96,9 +113,14 @@ export class LifecycleService {
     let chargeNow = false;
     const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
       const resumable =
-        subscription.state === 'cancelled' && subscription.currentPeriodEndsAt.getTime() > ctx.now.getTime() && subscription.canceledAt !== null;
+        subscription.state === 'cancelled' &&
+        subscription.currentPeriodEndsAt.getTime() > ctx.now.getTime() &&
+        subscription.canceledAt !== null;
       if ((input.resume || input.requireResume) && resumable) {
-        const previous = resumeCanceled(subscription.state, subscription.data.stateBeforeCancel as SubscriptionState | undefined);
+        const previous = resumeCanceled(
+          subscription.state,
+          subscription.data.stateBeforeCancel as SubscriptionState | undefined,
+        );
         const moved = await update(ctx, site, subscription, {
           state: previous,
           canceledAt: null,
@@ -111,16 +133,28 @@ export class LifecycleService {
       }
       if (input.requireResume) throw invalid("Request was 'resume only', but this subscription cannot be resumed.");
       const to = transition(subscription.state, input.includeTrial ? 'reactivate_with_trial' : 'reactivate');
-      const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
-      if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+      const version = await ctx.tx.catalog.findProductVersion(
+        site.id,
+        subscription.productId,
+        subscription.productVersion,
+      );
+      if (!version)
+        throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (!input.preserveBalance && balance !== 0) {
-        await ctx.tx.ledger.append([line(subscription, 'adjustment', 'reactivation', -balance, 'Balance reset at reactivation', ctx.now)]);
+        await ctx.tx.ledger.append([
+          line(subscription, 'adjustment', 'reactivation', -balance, 'Balance reset at reactivation', ctx.now),
+        ]);
       }
       const nextIndex = subscription.periodIndex + 1;
       const trialEnd =
         to === 'trialing' && version.terms.trialInterval !== null
-          ? addInterval(ctx.now, { count: version.terms.trialInterval, unit: version.terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone)
+          ? addInterval(
+              ctx.now,
+              { count: version.terms.trialInterval, unit: version.terms.trialIntervalUnit ?? 'month' },
+              1,
+              site.timeZone,
+            )
           : null;
       const anchor = trialEnd ?? ctx.now;
       const moved = await update(ctx, site, subscription, {
@@ -151,11 +185,15 @@ export class LifecycleService {
   async hold(subdomain: string, id: number, input: HoldInput = {}): Promise<SubscriptionView> {
     return this.#command(subdomain, id, async (ctx, site, subscription) => {
       const resumeAt =
-        input.automaticallyResumeAt == null ? null : parseInstant(input.automaticallyResumeAt, site.timeZone, 'Automatically resume at');
+        input.automaticallyResumeAt == null
+          ? null
+          : parseInstant(input.automaticallyResumeAt, site.timeZone, 'Automatically resume at');
       transition(subscription.state, 'hold');
       const next = subscription.nextAssessmentAt;
-      if (next !== null && next.getTime() - ctx.now.getTime() < DAY_MS) throw invalid('This subscription is not eligible to be put on hold.');
-      if (resumeAt !== null && resumeAt.getTime() <= ctx.now.getTime()) throw invalid('Automatically resume at: must be in the future.');
+      if (next !== null && next.getTime() - ctx.now.getTime() < DAY_MS)
+        throw invalid('This subscription is not eligible to be put on hold.');
+      if (resumeAt !== null && resumeAt.getTime() <= ctx.now.getTime())
+        throw invalid('Automatically resume at: must be in the future.');
       await ctx.tx.dueWork.cancelFor(site.id, subscription.id, CANCELABLE_DUE, ctx.now);
       const moved = await update(ctx, site, subscription, {
         state: 'on_hold',
@@ -192,7 +230,10 @@ export class LifecycleService {
     const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
       const at = parseInstant(nextBillingAt, site.timeZone, 'Next billing at');
       if (!LIVE_STATES.includes(subscription.state)) {
-        throw new BillingError('invalid_transition', `The billing date of a subscription that is ${subscription.state} cannot be changed.`);
+        throw new BillingError(
+          'invalid_transition',
+          `The billing date of a subscription that is ${subscription.state} cannot be changed.`,
+        );
       }
       const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
       await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['renewal'], ctx.now);
@@ -210,7 +251,11 @@ export class LifecycleService {
         subjectType: 'subscription',
         subjectId: subscription.id,
         payload: {
-          subscription: { id: subscription.id, previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null, next_billing_date: when.toISOString() },
+          subscription: {
+            id: subscription.id,
+            previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null,
+            next_billing_date: when.toISOString(),
+          },
         },
       });
       runNow = when.getTime() <= ctx.now.getTime();
@@ -245,14 +290,21 @@ async function update(
   subscription: SubscriptionRecord,
   patch: Parameters<CommandContext['tx']['subscriptions']['updateAtVersion']>[3],
 ): Promise<SubscriptionRecord> {
-  const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, { ...patch, updatedAt: ctx.now });
+  const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
+    ...patch,
+    updatedAt: ctx.now,
+  });
   if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
   if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
   return moved;
 }
 
 /** Records `subscription_state_change` with the previous state. */
-export function recordStateChange(ctx: CommandContext, subscription: SubscriptionRecord, previous: SubscriptionState): void {
+export function recordStateChange(
+  ctx: CommandContext,
+  subscription: SubscriptionRecord,
+  previous: SubscriptionState,
+): void {
   ctx.record({
     siteId: subscription.siteId,
     key: 'subscription_state_change',
@@ -285,7 +337,11 @@ export async function cancelNow(
 }
 
 /** Moves a subscription off hold and schedules the charge of a new period starting now. */
-export async function resumeInCommand(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<SubscriptionRecord> {
+export async function resumeInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+): Promise<SubscriptionRecord> {
   transition(subscription.state, 'resume');
   const moved = await update(ctx, site, subscription, {
     state: 'active',

@@ -17,7 +17,14 @@ import { recordStateChange } from './lifecycle-service.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
-import { line, loadSubscription, loadView, recordPayment, type SubscriptionDeps, type SubscriptionView } from './subscription-service.js';
+import {
+  line,
+  loadSubscription,
+  loadView,
+  recordPayment,
+  type SubscriptionDeps,
+  type SubscriptionView,
+} from './subscription-service.js';
 
 /** Input of a product change without proration (`PUT /subscriptions/{id}` with a product). */
 export interface ProductChangeInput {
@@ -85,12 +92,19 @@ export class MigrationService {
    * `subscription_product_change`), or at the next renewal with `delayed`. `productId: null`
    * with `delayed` cancels a pending delayed change.
    */
-  async changeProduct(subdomain: string, id: number, input: ProductChangeInput | { delayed: true; productId: null }): Promise<SubscriptionView> {
+  async changeProduct(
+    subdomain: string,
+    id: number,
+    input: ProductChangeInput | { delayed: true; productId: null },
+  ): Promise<SubscriptionView> {
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const subscription = await loadSubscription(ctx.tx, site.id, id);
       if (!['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'].includes(subscription.state)) {
-        throw new BillingError('invalid_transition', `The product of a subscription that is ${subscription.state} cannot be changed.`);
+        throw new BillingError(
+          'invalid_transition',
+          `The product of a subscription that is ${subscription.state} cannot be changed.`,
+        );
       }
       if (input.delayed && input.productId === null) {
         const { nextProductId: _cleared, ...data } = subscription.data;
@@ -102,16 +116,26 @@ export class MigrationService {
         throw invalid('Product: the subscription is already on this product.');
       }
       if (input.delayed) {
-        await this.#write(ctx.tx, subscription, { data: { ...subscription.data, nextProductId: target.product.id }, updatedAt: ctx.now });
+        await this.#write(ctx.tx, subscription, {
+          data: { ...subscription.data, nextProductId: target.product.id },
+          updatedAt: ctx.now,
+        });
         return loadView(ctx.tx, site.id, id);
       }
-      await this.#write(ctx.tx, subscription, { productId: target.product.id, productVersion: target.version.version, updatedAt: ctx.now });
+      await this.#write(ctx.tx, subscription, {
+        productId: target.product.id,
+        productVersion: target.version.version,
+        updatedAt: ctx.now,
+      });
       ctx.record({
         siteId: site.id,
         key: 'subscription_product_change',
         subjectType: 'subscription',
         subjectId: id,
-        payload: { previous_product: { id: subscription.productId }, subscription: { id, product: { id: target.product.id, handle: target.product.handle } } },
+        payload: {
+          previous_product: { id: subscription.productId },
+          subscription: { id, product: { id: target.product.id, handle: target.product.handle } },
+        },
       });
       return loadView(ctx.tx, site.id, id);
     });
@@ -135,12 +159,16 @@ export class MigrationService {
    * it was; success records `upgrade_downgrade_success`.
    */
   async migrate(subdomain: string, id: number, input: MigrationInput): Promise<SubscriptionView> {
-    if (input.prorationDate !== undefined) throw invalid('Proration date: may only be given to a preview.', 'proration_date');
+    if (input.prorationDate !== undefined)
+      throw invalid('Proration date: may only be given to a preview.', 'proration_date');
     const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, id, input, false));
     let paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined;
     if (plan.paymentDueInCents > 0) {
       const profileId = plan.subscription.paymentProfileId;
-      const profile = profileId === null ? undefined : await this.#deps.storage.transaction((tx) => tx.customers.findPaymentProfile(plan.site.id, profileId));
+      const profile =
+        profileId === null
+          ? undefined
+          : await this.#deps.storage.transaction((tx) => tx.customers.findPaymentProfile(plan.site.id, profileId));
       if (!profile) {
         throw invalid(`No credit card was on file for the ${plan.paymentDueInCents} balance.`);
       }
@@ -174,17 +202,27 @@ export class MigrationService {
             key: 'upgrade_downgrade_failure',
             subjectType: 'subscription',
             subjectId: id,
-            payload: { subscription: { id }, previous_product: { id: plan.subscription.productId }, target_product: { id: plan.target.product.id }, message: result.message },
+            payload: {
+              subscription: { id },
+              previous_product: { id: plan.subscription.productId },
+              target_product: { id: plan.target.product.id },
+              message: result.message,
+            },
           });
         });
-        throw new BillingError(result.outcome === 'declined' ? 'payment_declined' : 'gateway_error', result.message, { data: { attemptId: attempt.id } });
+        throw new BillingError(result.outcome === 'declined' ? 'payment_declined' : 'gateway_error', result.message, {
+          data: { attemptId: attempt.id },
+        });
       }
       paid = { attempt, transactionId: result.transactionId };
     }
     return runCommand(this.#deps, async (ctx) => {
       const subscription = await loadSubscription(ctx.tx, plan.site.id, id);
       if (subscription.version !== plan.subscription.version) {
-        throw new BillingError('conflict', 'The subscription changed while the migration was being paid; the payment stays as credit. Try again.');
+        throw new BillingError(
+          'conflict',
+          'The subscription changed while the migration was being paid; the payment stays as credit. Try again.',
+        );
       }
       // A migration that resets the period opens period n+1 now: a trial period up to the trial end
       // (the anchor for the paid periods after it), or a full period anchored now.
@@ -224,19 +262,58 @@ export class MigrationService {
       if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
       const lines: NewTransaction[] = [];
       if (plan.proratedAdjustmentInCents !== 0) {
-        lines.push(line(moved, 'adjustment', 'prorated', plan.proratedAdjustmentInCents, 'Prorated credit for the unused part of the period', ctx.now));
+        lines.push(
+          line(
+            moved,
+            'adjustment',
+            'prorated',
+            plan.proratedAdjustmentInCents,
+            'Prorated credit for the unused part of the period',
+            ctx.now,
+          ),
+        );
       }
       if (plan.baseChargeInCents > 0) {
-        lines.push(line(moved, 'charge', 'baseline', plan.baseChargeInCents, `${plan.target.version.terms.name} (migration)`, ctx.now, { periodIndex: moved.periodIndex }));
+        lines.push(
+          line(
+            moved,
+            'charge',
+            'baseline',
+            plan.baseChargeInCents,
+            `${plan.target.version.terms.name} (migration)`,
+            ctx.now,
+            { periodIndex: moved.periodIndex },
+          ),
+        );
       }
-      if (plan.setupFeeInCents > 0) lines.push(line(moved, 'charge', 'initial', plan.setupFeeInCents, `${plan.target.version.terms.name} setup fee`, ctx.now));
+      if (plan.setupFeeInCents > 0)
+        lines.push(
+          line(
+            moved,
+            'charge',
+            'initial',
+            plan.setupFeeInCents,
+            `${plan.target.version.terms.name} setup fee`,
+            ctx.now,
+          ),
+        );
       if (paid) {
-        lines.push(line(moved, 'payment', null, paid.attempt.amountInCents, 'Payment for migration', ctx.now, { success: true, gatewayTransactionId: paid.transactionId }));
+        lines.push(
+          line(moved, 'payment', null, paid.attempt.amountInCents, 'Payment for migration', ctx.now, {
+            success: true,
+            gatewayTransactionId: paid.transactionId,
+          }),
+        );
       }
       const written = await ctx.tx.ledger.append(lines);
       if (paid) {
         const payment = written.at(-1)!;
-        await ctx.tx.payments.update(plan.site.id, paid.attempt.id, { status: 'succeeded', gatewayTransactionId: paid.transactionId, transactionId: payment.id, updatedAt: ctx.now });
+        await ctx.tx.payments.update(plan.site.id, paid.attempt.id, {
+          status: 'succeeded',
+          gatewayTransactionId: paid.transactionId,
+          transactionId: payment.id,
+          updatedAt: ctx.now,
+        });
         recordPayment(ctx, moved, payment, true);
       }
       if (!plan.preservePeriod) {
@@ -248,18 +325,30 @@ export class MigrationService {
         key: 'upgrade_downgrade_success',
         subjectType: 'subscription',
         subjectId: id,
-        payload: { subscription: { id }, previous_product: { id: subscription.productId }, target_product: { id: plan.target.product.id } },
+        payload: {
+          subscription: { id },
+          previous_product: { id: subscription.productId },
+          target_product: { id: plan.target.product.id },
+        },
       });
       return loadView(ctx.tx, plan.site.id, id);
     });
   }
 
-  async #plan(tx: StorageTransaction, subdomain: string, id: number, input: MigrationInput, preview: boolean): Promise<MigrationPlan> {
+  async #plan(
+    tx: StorageTransaction,
+    subdomain: string,
+    id: number,
+    input: MigrationInput,
+    preview: boolean,
+  ): Promise<MigrationPlan> {
     const site = await loadSite(tx, subdomain);
     const subscription = await loadSubscription(tx, site.id, id);
     if (input.productHandle === undefined && input.productId === undefined) throw invalid('Product must be specified');
     if (!(MIGRATABLE as readonly string[]).includes(subscription.state)) {
-      throw invalid(preview ? 'Subscription must be active' : 'This subscription is not eligible for a prorated migration');
+      throw invalid(
+        preview ? 'Subscription must be active' : 'This subscription is not eligible for a prorated migration',
+      );
     }
     let target: { product: ProductRecord; version: ProductVersionRecord };
     try {
@@ -272,15 +361,22 @@ export class MigrationService {
       throw invalid('Product: the subscription is already on this product and version.');
     }
     const now = this.#deps.clock.now();
-    const at = input.prorationDate === undefined ? now : parseInstant(input.prorationDate, site.timeZone, 'Proration date');
+    const at =
+      input.prorationDate === undefined ? now : parseInstant(input.prorationDate, site.timeZone, 'Proration date');
     const start = subscription.currentPeriodStartedAt.getTime();
     const end = subscription.currentPeriodEndsAt.getTime();
-    if (at.getTime() < start || at.getTime() > end) throw invalid('Proration date: must be within the current period.', 'proration_date');
+    if (at.getTime() < start || at.getTime() > end)
+      throw invalid('Proration date: must be within the current period.', 'proration_date');
     const total = Math.max(1, end - start);
     const remaining = end - at.getTime();
     const lines = await tx.ledger.listForSubscription(site.id, id);
     const chargedForPeriod = lines
-      .filter((l) => l.type === 'charge' && l.periodIndex === subscription.periodIndex && (l.kind === 'baseline' || l.kind === 'trial'))
+      .filter(
+        (l) =>
+          l.type === 'charge' &&
+          l.periodIndex === subscription.periodIndex &&
+          (l.kind === 'baseline' || l.kind === 'trial'),
+      )
       .reduce((sum, l) => sum + l.amountInCents, 0);
     const credit = chargedForPeriod > 0 ? Math.max(1, prorate(chargedForPeriod, remaining, total)) : 0;
     const preservePeriod = input.preservePeriod === true;
@@ -289,7 +385,12 @@ export class MigrationService {
       !preservePeriod && input.includeTrial && terms.trialInterval !== null
         ? addInterval(at, { count: terms.trialInterval, unit: terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone)
         : null;
-    const baseChargeInCents = trialEnd !== null ? (terms.trialPriceInCents ?? 0) : preservePeriod ? prorate(terms.priceInCents, remaining, total) : terms.priceInCents;
+    const baseChargeInCents =
+      trialEnd !== null
+        ? (terms.trialPriceInCents ?? 0)
+        : preservePeriod
+          ? prorate(terms.priceInCents, remaining, total)
+          : terms.priceInCents;
     const setupFeeInCents = input.includeInitialCharge ? (terms.initialChargeInCents ?? 0) : 0;
     const chargeInCents = baseChargeInCents + setupFeeInCents;
     const balance = await tx.ledger.balance(site.id, id);
@@ -316,7 +417,12 @@ export class MigrationService {
     subscription: SubscriptionRecord,
     patch: Parameters<StorageTransaction['subscriptions']['updateAtVersion']>[3],
   ): Promise<SubscriptionRecord> {
-    const moved = await tx.subscriptions.updateAtVersion(subscription.siteId, subscription.id, subscription.version, patch);
+    const moved = await tx.subscriptions.updateAtVersion(
+      subscription.siteId,
+      subscription.id,
+      subscription.version,
+      patch,
+    );
     if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
     return moved;
   }
@@ -336,7 +442,12 @@ async function findTarget(
         : undefined;
   if (!product) throw notFound('Product', input.productId ?? input.productHandle);
   if (product.archivedAt !== null) throw invalid('Product: has been archived.');
-  const version = await tx.catalog.findProductVersion(siteId, product.id, input.productVersion ?? product.currentVersion);
-  if (!version) throw invalid(`Product version: ${input.productVersion} does not exist for this product.`, 'product_version');
+  const version = await tx.catalog.findProductVersion(
+    siteId,
+    product.id,
+    input.productVersion ?? product.currentVersion,
+  );
+  if (!version)
+    throw invalid(`Product version: ${input.productVersion} does not exist for this product.`, 'product_version');
   return { product, version };
 }

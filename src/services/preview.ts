@@ -29,7 +29,10 @@ class PreviewDone<T> extends Error {
  * `build` makes an engine-like object over that storage and gateway, so the command runs through
  * exactly the code a real call runs; the effects are collected on the way.
  */
-export async function previewCommand<E extends { on(key: '*', listener: (event: BillingEvent) => void): () => void }, T>(
+export async function previewCommand<
+  E extends { on(key: '*', listener: (event: BillingEvent) => void): () => void },
+  T,
+>(
   storage: Storage,
   build: (storage: Storage, gateway: PaymentGateway) => E,
   command: (engine: E) => Promise<T>,
@@ -48,9 +51,22 @@ export async function previewCommand<E extends { on(key: '*', listener: (event: 
         close: async () => {},
       };
       const engine = build(inner, gateway);
-      engine.on('*', (event) => events.push({ key: event.key, subjectType: event.subjectType, subjectId: event.subjectId, payload: event.payload }));
+      engine.on('*', (event) =>
+        events.push({
+          key: event.key,
+          subjectType: event.subjectType,
+          subjectId: event.subjectId,
+          payload: event.payload,
+        }),
+      );
       const result = await command(engine);
-      throw new PreviewDone<T>({ result, ledger: [...ledger], events: [...events], charges: [...gateway.charges], refunds: [...gateway.refunds] });
+      throw new PreviewDone<T>({
+        result,
+        ledger: [...ledger],
+        events: [...events],
+        charges: [...gateway.charges],
+        refunds: [...gateway.refunds],
+      });
     });
   } catch (error) {
     if (error instanceof PreviewDone) return error.outcome as PreviewResult<T>;
@@ -94,10 +110,20 @@ function simulatedGateway(): PaymentGateway & {
     refunds,
     async tokenize(card): Promise<TokenizeResult> {
       const digits = card.fullNumber.replace(/\D/g, '');
-      return { ok: true, vaultToken: 'preview', customerVaultToken: null, cardType: 'bogus', lastFour: digits.slice(-4).padStart(4, '0') };
+      return {
+        ok: true,
+        vaultToken: 'preview',
+        customerVaultToken: null,
+        cardType: 'bogus',
+        lastFour: digits.slice(-4).padStart(4, '0'),
+      };
     },
     async charge(request): Promise<ChargeResult> {
-      charges.push({ idempotencyKey: request.idempotencyKey, amountInCents: request.amountInCents, currency: request.currency });
+      charges.push({
+        idempotencyKey: request.idempotencyKey,
+        amountInCents: request.amountInCents,
+        currency: request.currency,
+      });
       return { outcome: 'success', transactionId: `preview-${charges.length}` };
     },
     async refund(request): Promise<RefundResult> {

@@ -13,7 +13,11 @@ export const NOTICE_LEAD_MS = 3 * 86_400_000;
  * one period stays impossible through the payment key `renewal:<subscription>:<period>` and the
  * period index check.
  */
-export async function scheduleRenewalAt(ctx: CommandContext, subscription: SubscriptionRecord, dueAt = subscription.currentPeriodEndsAt): Promise<void> {
+export async function scheduleRenewalAt(
+  ctx: CommandContext,
+  subscription: SubscriptionRecord,
+  dueAt = subscription.currentPeriodEndsAt,
+): Promise<void> {
   const next = subscription.periodIndex + 1;
   const suffix = `${next}@${dueAt.getTime()}/v${subscription.version}`;
   await ctx.tx.dueWork.schedule({

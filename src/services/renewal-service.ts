@@ -15,9 +15,16 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
+import { renewalComponentLines } from './component-billing.js';
 import { chargeAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
-import { couponDiscounts, couponUsesAfter, line, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import {
+  couponDiscounts,
+  couponUsesAfter,
+  line,
+  recordPayment,
+  type SubscriptionDeps,
+} from './subscription-service.js';
 
 /** The subscription's data after a renewal applied these coupons: uses counted, deferrals spent. */
 function couponDataAfter(
@@ -27,7 +34,11 @@ function couponDataAfter(
 ): Record<string, unknown> {
   const applied = new Set(coupons.map((c) => c.code));
   const deferred = ((data.couponDeferred ?? []) as string[]).filter((code) => !applied.has(code));
-  return { ...data, couponUses: couponUsesAfter((data.couponUses ?? {}) as Record<string, unknown>, discounts), couponDeferred: deferred };
+  return {
+    ...data,
+    couponUses: couponUsesAfter((data.couponUses ?? {}) as Record<string, unknown>, discounts),
+    couponDeferred: deferred,
+  };
 }
 
 /** Options of {@link RenewalService.runDue}. */
@@ -58,7 +69,9 @@ export interface RunDueSummary {
 /** Collaborators of {@link RenewalService}. */
 export interface RenewalServiceOptions {
   /** Settles a payment attempt left open by a one-time charge or refund (`reconcile_payment` rows). */
-  readonly reconcile?: (work: Pick<DueWorkRecord, 'siteId' | 'payload'>) => Promise<'succeeded' | 'failed' | 'unknown' | 'settled'>;
+  readonly reconcile?: (
+    work: Pick<DueWorkRecord, 'siteId' | 'payload'>,
+  ) => Promise<'succeeded' | 'failed' | 'unknown' | 'settled'>;
 }
 
 type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice';
@@ -183,7 +196,13 @@ export class RenewalService {
     await this.#at(item, async (ctx) => {
       if (outcome === 'unknown') {
         const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
-        await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
+        await ctx.tx.dueWork.release(
+          item.siteId,
+          item.id,
+          this.#owner,
+          new Date(retryFrom + UNKNOWN_RETRY_MS),
+          ctx.now,
+        );
       } else {
         await this.#complete(ctx, item);
       }
@@ -216,7 +235,11 @@ export class RenewalService {
         subscription.nextAssessmentAt?.toISOString() === renewalAt &&
         subscription.periodIndex + 1 === Number(item.payload.periodIndex);
       if (still) {
-        const version = await ctx.tx.catalog.findProductVersion(item.siteId, subscription.productId, subscription.productVersion);
+        const version = await ctx.tx.catalog.findProductVersion(
+          item.siteId,
+          subscription.productId,
+          subscription.productVersion,
+        );
         const trial = subscription.state === 'trialing';
         ctx.record({
           siteId: item.siteId,
@@ -254,7 +277,8 @@ export class RenewalService {
         return 'skipped';
       }
       if (subscription.cancelAtEndOfPeriod) {
-        const method = (subscription.data.pendingCancellationMethod as CancellationMethod | undefined) ?? 'merchant_api';
+        const method =
+          (subscription.data.pendingCancellationMethod as CancellationMethod | undefined) ?? 'merchant_api';
         await cancelNow(ctx, site, subscription, method, subscription.cancellationMessage);
         await this.#complete(ctx, item);
         return 'skipped';
@@ -271,9 +295,14 @@ export class RenewalService {
         // A no-obligation trial without a card ends unless existing credit covers the price.
         const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
         if (balance + terms.priceInCents > 0) {
-          const ended = await this.#move(ctx, subscription, transition(subscription.state, 'trial_ended_without_payment'), {
-            nextAssessmentAt: null,
-          });
+          const ended = await this.#move(
+            ctx,
+            subscription,
+            transition(subscription.state, 'trial_ended_without_payment'),
+            {
+              nextAssessmentAt: null,
+            },
+          );
           await ctx.tx.dueWork.cancelFor(site.id, ended.id, undefined, ctx.now);
           await this.#complete(ctx, item);
           return 'skipped';
@@ -281,9 +310,16 @@ export class RenewalService {
       }
       const period = nextPeriod(subscription, terms, site.timeZone, site.settings.periodRule);
       const memo = `${terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
-      const assessed: { kind: string; amountInCents: number; memo: string }[] = [{ kind: 'baseline', amountInCents: terms.priceInCents, memo }];
+      const assessed: { kind: string; amountInCents: number; memo: string; componentId?: number }[] = [
+        { kind: 'baseline', amountInCents: terms.priceInCents, memo },
+      ];
       if (endingTrial && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
         assessed.push({ kind: 'initial', amountInCents: terms.initialChargeInCents!, memo: `${terms.name} setup fee` });
+      }
+      // Components: quantity and on/off in advance for the new period, metered usage of the ending
+      // period in arrears (its balance is taken off here, in this transaction).
+      for (const c of await renewalComponentLines(ctx, subscription, period)) {
+        assessed.push({ kind: c.kind, amountInCents: c.amountInCents, memo: c.memo, componentId: c.componentId });
       }
       const coupons = await this.#renewalCoupons(ctx, subscription);
       const discounts = couponDiscounts(assessed, coupons);
@@ -295,8 +331,16 @@ export class RenewalService {
         activatedAt: subscription.activatedAt ?? ctx.now,
         ...(coupons.length === 0 ? {} : { data: couponDataAfter(subscription.data, coupons, discounts) }),
       });
-      const lines = assessed.map((a) => line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, { periodIndex: period.index }));
-      for (const d of discounts) lines.push(line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }));
+      const lines = assessed.map((a) =>
+        line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, {
+          periodIndex: period.index,
+          componentId: a.componentId ?? null,
+        }),
+      );
+      for (const d of discounts)
+        lines.push(
+          line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
+        );
       await ctx.tx.ledger.append(lines);
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (balance <= 0) {
@@ -305,7 +349,14 @@ export class RenewalService {
       }
       if (advanced.state === 'unpaid' || advanced.paymentProfileId === null) {
         // No automatic collection: unpaid accrues; a missing card is a failed renewal.
-        await this.#failRenewal(ctx, item, site, advanced, advanced.state === 'unpaid' ? 'unpaid' : 'declined', 'No payment method on file.');
+        await this.#failRenewal(
+          ctx,
+          item,
+          site,
+          advanced,
+          advanced.state === 'unpaid' ? 'unpaid' : 'declined',
+          'No payment method on file.',
+        );
         return 'failed';
       }
       return { attempt: await this.#attempt(ctx, site, advanced, key, balance, 'renewal'), purpose: 'renewal' };
@@ -315,10 +366,18 @@ export class RenewalService {
     return this.#at(item, async (ctx) => {
       const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
-      if (!subscription) throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its renewal.`);
+      if (!subscription)
+        throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its renewal.`);
       if (result.outcome === 'unknown') return this.#unknown(ctx, item, prepared.attempt, result.message);
       if (result.outcome === 'success') {
-        const settled = await this.#recordPaid(ctx, site, subscription, prepared.attempt, result.transactionId, 'renewal_paid');
+        const settled = await this.#recordPaid(
+          ctx,
+          site,
+          subscription,
+          prepared.attempt,
+          result.transactionId,
+          'renewal_paid',
+        );
         await this.#finishRenewal(ctx, item, site, settled, true);
         return 'renewed';
       }
@@ -327,7 +386,14 @@ export class RenewalService {
         message: result.message,
         updatedAt: ctx.now,
       });
-      await this.#failRenewal(ctx, item, site, subscription, result.outcome === 'declined' ? 'declined' : 'error', result.message);
+      await this.#failRenewal(
+        ctx,
+        item,
+        site,
+        subscription,
+        result.outcome === 'declined' ? 'declined' : 'error',
+        result.message,
+      );
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
   }
@@ -407,14 +473,23 @@ export class RenewalService {
    * Schedules retry `attemptNo` of the dunning cycle, or applies the site's final action when the
    * retries are used up (`retryCount` retries follow the failed renewal; 0 means act at once).
    */
-  async #scheduleDunning(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord, attemptNo: number, periodIndex: number): Promise<void> {
+  async #scheduleDunning(
+    ctx: CommandContext,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    attemptNo: number,
+    periodIndex: number,
+  ): Promise<void> {
     const { retryCount, retryIntervalHours, finalAction } = site.settings.dunning;
     ctx.record({
       siteId: site.id,
       key: 'dunning_step_reached',
       subjectType: 'subscription',
       subjectId: subscription.id,
-      payload: { subscription: { id: subscription.id, state: subscription.state }, dunning: { attempt: attemptNo, of: retryCount } },
+      payload: {
+        subscription: { id: subscription.id, state: subscription.state },
+        dunning: { attempt: attemptNo, of: retryCount },
+      },
     });
     if (attemptNo <= retryCount) {
       await ctx.tx.dueWork.schedule({
@@ -434,7 +509,13 @@ export class RenewalService {
     }
   }
 
-  async #finishRenewal(ctx: CommandContext, item: DueWorkRecord, site: SiteRecord, subscription: SubscriptionRecord, success: boolean): Promise<void> {
+  async #finishRenewal(
+    ctx: CommandContext,
+    item: DueWorkRecord,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    success: boolean,
+  ): Promise<void> {
     ctx.record({
       siteId: site.id,
       key: success ? 'renewal_success' : 'renewal_failure',
@@ -458,7 +539,12 @@ export class RenewalService {
   ): Promise<void> {
     let current = subscription;
     if (cause !== 'unpaid') {
-      current = await this.#move(ctx, subscription, transition(subscription.state, cause === 'declined' ? 'renewal_declined' : 'renewal_error'), {});
+      current = await this.#move(
+        ctx,
+        subscription,
+        transition(subscription.state, cause === 'declined' ? 'renewal_declined' : 'renewal_error'),
+        {},
+      );
       ctx.record({
         siteId: site.id,
         key: 'payment_failure',
@@ -489,19 +575,30 @@ export class RenewalService {
   }
 
   /** Applies a product change that was delayed to this renewal. */
-  async #applyDelayedProductChange(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<SubscriptionRecord> {
+  async #applyDelayedProductChange(
+    ctx: CommandContext,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+  ): Promise<SubscriptionRecord> {
     const nextProductId = subscription.data.nextProductId;
     if (typeof nextProductId !== 'number') return subscription;
     const product = await ctx.tx.catalog.findProduct(site.id, nextProductId);
     const { nextProductId: _done, ...data } = subscription.data;
     if (!product) return this.#move(ctx, subscription, subscription.state, { data });
-    const moved = await this.#move(ctx, subscription, subscription.state, { productId: product.id, productVersion: product.currentVersion, data });
+    const moved = await this.#move(ctx, subscription, subscription.state, {
+      productId: product.id,
+      productVersion: product.currentVersion,
+      data,
+    });
     ctx.record({
       siteId: site.id,
       key: 'subscription_product_change',
       subjectType: 'subscription',
       subjectId: subscription.id,
-      payload: { previous_product: { id: subscription.productId }, subscription: { id: subscription.id, product: { id: product.id } } },
+      payload: {
+        previous_product: { id: subscription.productId },
+        subscription: { id: subscription.id, product: { id: product.id } },
+      },
     });
     return moved;
   }
@@ -526,8 +623,13 @@ export class RenewalService {
   }
 
   async #terms(ctx: CommandContext, subscription: SubscriptionRecord): Promise<ProductTerms> {
-    const version = await ctx.tx.catalog.findProductVersion(subscription.siteId, subscription.productId, subscription.productVersion);
-    if (!version) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+    const version = await ctx.tx.catalog.findProductVersion(
+      subscription.siteId,
+      subscription.productId,
+      subscription.productVersion,
+    );
+    if (!version)
+      throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
     return version.terms;
   }
 
@@ -538,17 +640,29 @@ export class RenewalService {
     state: SubscriptionState,
     patch: Parameters<CommandContext['tx']['subscriptions']['updateAtVersion']>[3],
   ): Promise<SubscriptionRecord> {
-    const moved = await ctx.tx.subscriptions.updateAtVersion(subscription.siteId, subscription.id, subscription.version, {
-      ...patch,
-      state,
-      updatedAt: ctx.now,
-    });
+    const moved = await ctx.tx.subscriptions.updateAtVersion(
+      subscription.siteId,
+      subscription.id,
+      subscription.version,
+      {
+        ...patch,
+        state,
+        updatedAt: ctx.now,
+      },
+    );
     if (!moved) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its renewal.`);
     if (state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
     return moved;
   }
 
-  #attempt(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord, key: string, amountInCents: number, purpose: string): Promise<PaymentAttemptRecord> {
+  #attempt(
+    ctx: CommandContext,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    key: string,
+    amountInCents: number,
+    purpose: string,
+  ): Promise<PaymentAttemptRecord> {
     return ctx.tx.payments.insert({
       siteId: site.id,
       subscriptionId: subscription.id,
@@ -576,19 +690,40 @@ export class RenewalService {
     event: 'renewal_paid' | 'balance_settled',
   ): Promise<SubscriptionRecord> {
     const [payment] = await ctx.tx.ledger.append([
-      line(subscription, 'payment', null, attempt.amountInCents, attempt.purpose === 'dunning' ? 'Payment (dunning retry)' : 'Payment for renewal', ctx.now, {
-        success: true,
-        gatewayTransactionId: transactionId,
-      }),
+      line(
+        subscription,
+        'payment',
+        null,
+        attempt.amountInCents,
+        attempt.purpose === 'dunning' ? 'Payment (dunning retry)' : 'Payment for renewal',
+        ctx.now,
+        {
+          success: true,
+          gatewayTransactionId: transactionId,
+        },
+      ),
     ]);
-    await ctx.tx.payments.update(site.id, attempt.id, { status: 'succeeded', gatewayTransactionId: transactionId, transactionId: payment!.id, updatedAt: ctx.now });
-    const settled = subscription.state === 'active' ? subscription : await this.#move(ctx, subscription, transition(subscription.state, event), {});
+    await ctx.tx.payments.update(site.id, attempt.id, {
+      status: 'succeeded',
+      gatewayTransactionId: transactionId,
+      transactionId: payment!.id,
+      updatedAt: ctx.now,
+    });
+    const settled =
+      subscription.state === 'active'
+        ? subscription
+        : await this.#move(ctx, subscription, transition(subscription.state, event), {});
     recordPayment(ctx, settled, payment!, true);
     return settled;
   }
 
   /** No answer from the gateway: keep the attempt and look again later, by key, before charging. */
-  async #unknown(ctx: CommandContext, item: DueWorkRecord, attempt: PaymentAttemptRecord, message: string): Promise<Outcome> {
+  async #unknown(
+    ctx: CommandContext,
+    item: DueWorkRecord,
+    attempt: PaymentAttemptRecord,
+    message: string,
+  ): Promise<Outcome> {
     await ctx.tx.payments.update(item.siteId, attempt.id, { status: 'unknown', message, updatedAt: ctx.now });
     const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
     await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
@@ -596,15 +731,19 @@ export class RenewalService {
   }
 
   async #charge(attempt: PaymentAttemptRecord): Promise<ChargeResult> {
-    if (attempt.status === 'succeeded' && attempt.gatewayTransactionId) return { outcome: 'success', transactionId: attempt.gatewayTransactionId };
-    if (attempt.status === 'declined' || attempt.status === 'failed') return { outcome: 'declined', message: attempt.message ?? 'Declined.' };
+    if (attempt.status === 'succeeded' && attempt.gatewayTransactionId)
+      return { outcome: 'success', transactionId: attempt.gatewayTransactionId };
+    if (attempt.status === 'declined' || attempt.status === 'failed')
+      return { outcome: 'declined', message: attempt.message ?? 'Declined.' };
     const subscriptionId = attempt.subscriptionId;
     const profile =
       subscriptionId === null
         ? undefined
         : await this.#deps.storage.transaction(async (tx) => {
             const subscription = await tx.subscriptions.findById(attempt.siteId, subscriptionId);
-            return subscription?.paymentProfileId == null ? undefined : tx.customers.findPaymentProfile(attempt.siteId, subscription.paymentProfileId);
+            return subscription?.paymentProfileId == null
+              ? undefined
+              : tx.customers.findPaymentProfile(attempt.siteId, subscription.paymentProfileId);
           });
     if (!profile) return { outcome: 'error', message: 'No payment profile on file.' };
     return chargeAttempt(this.#deps.gateway, attempt, profile, `${attempt.purpose} of subscription ${subscriptionId}`);

@@ -127,11 +127,13 @@ export class SiteService {
       if (input.timeZone !== undefined) patch.timeZone = errors.capture(() => zone(input.timeZone));
       if (input.dateFormat !== undefined) patch.dateFormat = input.dateFormat;
       if (input.timeFormat !== undefined) patch.timeFormat = input.timeFormat;
-      if (input.settings !== undefined) patch.settings = errors.capture(() => mergeSettings(site.settings, input.settings!));
+      if (input.settings !== undefined)
+        patch.settings = errors.capture(() => mergeSettings(site.settings, input.settings!));
       const currency = input.currency === undefined ? undefined : errors.capture(() => assertCurrency(input.currency));
       const mode = input.mode === undefined ? undefined : errors.capture(() => assertMode(input.mode));
       errors.throwIfAny();
-      const needsCounts = (currency !== undefined && currency !== site.currency) || (mode === 'live' && site.mode === 'test');
+      const needsCounts =
+        (currency !== undefined && currency !== site.currency) || (mode === 'live' && site.mode === 'test');
       const counts = needsCounts ? await ctx.tx.siteData.counts(site.id) : undefined;
       if (currency !== undefined && currency !== site.currency) {
         if (counts!.subscriptions > 0 || counts!.transactions > 0) {
@@ -147,8 +149,15 @@ export class SiteService {
       }
       patch.updatedAt = ctx.now;
       const updated = await ctx.tx.sites.updateAtVersion(site.id, site.version, patch);
-      if (updated === undefined) throw new BillingError('conflict', 'The site was changed by another request; try again.');
-      ctx.record({ siteId: site.id, key: 'site_update', subjectType: 'site', subjectId: site.id, payload: { site: { id: site.id, subdomain } } });
+      if (updated === undefined)
+        throw new BillingError('conflict', 'The site was changed by another request; try again.');
+      ctx.record({
+        siteId: site.id,
+        key: 'site_update',
+        subjectType: 'site',
+        subjectId: site.id,
+        payload: { site: { id: site.id, subdomain } },
+      });
       return updated;
     });
   }
@@ -190,7 +199,8 @@ export class SiteService {
    * settings stay. Required before a test site goes live.
    */
   async clearData(subdomain: string, scope: ClearScope = 'all'): Promise<void> {
-    if (scope !== 'all' && scope !== 'customers') throw invalid("Cleanup scope: must be 'all' or 'customers'.", 'cleanup_scope');
+    if (scope !== 'all' && scope !== 'customers')
+      throw invalid("Cleanup scope: must be 'all' or 'customers'.", 'cleanup_scope');
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       // Clearing removes customer records; on a live site those are real customers' money trail.
@@ -221,7 +231,8 @@ export class SiteService {
   revokeApiKey(subdomain: string, keyId: number): Promise<void> {
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
-      if (!(await ctx.tx.credentials.revokeApiKey(site.id, keyId, ctx.now))) throw new BillingError('not_found', 'API key not found.');
+      if (!(await ctx.tx.credentials.revokeApiKey(site.id, keyId, ctx.now)))
+        throw new BillingError('not_found', 'API key not found.');
     });
   }
 
@@ -231,7 +242,8 @@ export class SiteService {
       const site = await loadSite(ctx.tx, subdomain);
       const sharedKey = generateSecret(24);
       const updated = await ctx.tx.sites.updateAtVersion(site.id, site.version, { sharedKey, updatedAt: ctx.now });
-      if (updated === undefined) throw new BillingError('conflict', 'The site was changed by another request; try again.');
+      if (updated === undefined)
+        throw new BillingError('conflict', 'The site was changed by another request; try again.');
       return sharedKey;
     });
   }
@@ -269,7 +281,10 @@ export class SiteService {
    * The site and direct credential for an `api_id` and password (HTTP Basic on direct-post
    * reads); `unauthorized` when either is wrong.
    */
-  authenticateDirect(apiId: string, apiPassword: string): Promise<{ site: SiteRecord; apiId: string; apiSecret: string }> {
+  authenticateDirect(
+    apiId: string,
+    apiPassword: string,
+  ): Promise<{ site: SiteRecord; apiId: string; apiSecret: string }> {
     return this.#deps.storage.transaction(async (tx) => {
       const credential = await tx.credentials.findDirectByApiId(apiId);
       const expected = credential?.apiPasswordHash ?? '0'.repeat(64);
@@ -323,7 +338,8 @@ async function insertSite(ctx: CommandContext, fields: NewSiteFields): Promise<C
   try {
     site = await ctx.tx.sites.insert({ ...fields, sharedKey, createdAt: ctx.now, updatedAt: ctx.now });
   } catch (error) {
-    if (error instanceof BillingError && error.code === 'conflict') throw invalid('Subdomain: has already been taken.', 'subdomain');
+    if (error instanceof BillingError && error.code === 'conflict')
+      throw invalid('Subdomain: has already been taken.', 'subdomain');
     throw error;
   }
   const apiKey = await issueApiKey(ctx.tx, site.id, 'default', ctx.now);
@@ -339,13 +355,21 @@ export function unauthorized(): BillingError {
 /** Loads a site by subdomain inside a transaction; `not_found` when there is none. */
 export async function loadSite(tx: StorageTransaction, subdomain: string): Promise<SiteRecord> {
   const site = typeof subdomain === 'string' ? await tx.sites.findBySubdomain(subdomain.toLowerCase()) : undefined;
-  if (site === undefined) throw new BillingError('not_found', `Site '${String(subdomain)}' not found.`, { data: { what: 'site' } });
+  if (site === undefined)
+    throw new BillingError('not_found', `Site '${String(subdomain)}' not found.`, { data: { what: 'site' } });
   return site;
 }
 
 async function issueApiKey(tx: StorageTransaction, siteId: number, name: string, now: Date) {
   const { key, prefix } = generateApiKey();
-  const record = await tx.credentials.insertApiKey({ siteId, name, prefix, secretHash: hashSecret(key), createdAt: now, revokedAt: null });
+  const record = await tx.credentials.insertApiKey({
+    siteId,
+    name,
+    prefix,
+    secretHash: hashSecret(key),
+    createdAt: now,
+    revokedAt: null,
+  });
   return { key, record };
 }
 
@@ -396,13 +420,16 @@ function mergeSettings(base: SiteSettings, input: SiteSettingsInput): SiteSettin
     dunning: { ...base.dunning, ...input.dunning },
     portal: { ...base.portal, ...input.portal },
   };
-  if (merged.periodRule !== 'anchor' && merged.periodRule !== 'sticky') errors.add("Period rule: must be 'anchor' or 'sticky'.");
+  if (merged.periodRule !== 'anchor' && merged.periodRule !== 'sticky')
+    errors.add("Period rule: must be 'anchor' or 'sticky'.");
   const { retryCount, retryIntervalHours, finalAction } = merged.dunning;
-  if (!Number.isInteger(retryCount) || retryCount < 0 || retryCount > 30) errors.add('Dunning retry count: must be a whole number from 0 to 30.');
+  if (!Number.isInteger(retryCount) || retryCount < 0 || retryCount > 30)
+    errors.add('Dunning retry count: must be a whole number from 0 to 30.');
   if (!Number.isInteger(retryIntervalHours) || retryIntervalHours < 1 || retryIntervalHours > 720) {
     errors.add('Dunning retry interval: must be a whole number of hours from 1 to 720.');
   }
-  if (finalAction !== 'canceled' && finalAction !== 'unpaid') errors.add("Dunning final action: must be 'canceled' or 'unpaid'.");
+  if (finalAction !== 'canceled' && finalAction !== 'unpaid')
+    errors.add("Dunning final action: must be 'canceled' or 'unpaid'.");
   for (const flag of [merged.referralsEnabled, merged.webhooksEnabled, ...Object.values(merged.portal)]) {
     if (typeof flag !== 'boolean') {
       errors.add('Settings: flags must be true or false.');

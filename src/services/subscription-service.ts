@@ -40,6 +40,12 @@ import {
   loadCustomer,
   validateCustomerInput,
 } from './customer-service.js';
+import {
+  type PlannedComponent,
+  planSignupComponents,
+  type SignupComponentInput,
+  writeSignupComponents,
+} from './component-billing.js';
 import { couponForSignup } from './coupon-service.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
 import { chargeAttempt } from './payment-runner.js';
@@ -76,6 +82,8 @@ export interface CreateSubscriptionInput {
   readonly couponCode?: string;
   /** Several coupons (each must be stackable). */
   readonly couponCodes?: readonly string[];
+  /** Components at signup: quantity or on/off allocations (charged with the first period), metered balances. */
+  readonly components?: readonly SignupComponentInput[];
   /** Values of subscription metafields to set at signup. */
   readonly metafields?: Readonly<Record<string, string>>;
 }
@@ -109,9 +117,10 @@ interface SignupPlan {
   readonly expiresAt: Date | null;
   readonly snapDay: SnapDay | undefined;
   readonly coupons: readonly CouponRecord[];
+  readonly componentRows: readonly PlannedComponent[];
   /** The discount line of each coupon applied now (negative adjustments). */
   readonly discounts: readonly { code: string; amountInCents: number; memo: string }[];
-  readonly charges: readonly { kind: string; amountInCents: number; memo: string }[];
+  readonly charges: readonly { kind: string; amountInCents: number; memo: string; componentId?: number }[];
   readonly totalInCents: number;
 }
 
@@ -254,8 +263,12 @@ export class SubscriptionService {
           createdAt: ctx.now,
           updatedAt: ctx.now,
         });
+        await writeSignupComponents(ctx, subscription, plan.componentRows);
         const lines = plan.charges.map((c) =>
-          line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, { periodIndex: plan.periodIndex }),
+          line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, {
+            periodIndex: plan.periodIndex,
+            componentId: c.componentId ?? null,
+          }),
         );
         for (const d of plan.discounts) {
           lines.push(
@@ -520,7 +533,9 @@ export class SubscriptionService {
     errors.throwIfAny();
     const terms = product!.version.terms;
     const interval = productInterval(terms);
-    const charges: { kind: string; amountInCents: number; memo: string }[] = [];
+    const charges: { kind: string; amountInCents: number; memo: string; componentId?: number }[] = [];
+    // Components are charged for the first period only when the signup charges a period now.
+    let componentPeriod: { prorationPeriodStart?: Date; chargeNow: boolean } = { chargeNow: false };
     let state: SubscriptionState = 'active';
     let anchor: Date;
     let periodIndex = 0;
@@ -534,6 +549,7 @@ export class SubscriptionService {
       periodEnd = anchor;
       const full = snapBoundary(now, snapDay, site.timeZone).getTime() !== anchor.getTime();
       const previousSnap = snapBoundary(new Date(anchor.getTime() - 32 * 86_400_000), snapDay, site.timeZone);
+      componentPeriod = full ? { chargeNow: true } : { chargeNow: true, prorationPeriodStart: previousSnap };
       const amount = full
         ? terms.priceInCents
         : prorate(terms.priceInCents, anchor.getTime() - now.getTime(), anchor.getTime() - previousSnap.getTime());
@@ -576,6 +592,17 @@ export class SubscriptionService {
       });
       if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
     }
+    if (nextBillingAt === undefined && terms.trialInterval === null && snapDay === undefined)
+      componentPeriod = { chargeNow: true };
+    if (nextBillingAt !== undefined && nextBillingAt.getTime() <= now.getTime()) componentPeriod = { chargeNow: true };
+    const components = await planSignupComponents(tx, site, product!.product.familyId, input.components ?? [], {
+      start: periodStart,
+      end: periodEnd,
+      now,
+      ...componentPeriod,
+    });
+    for (const l of components.lines)
+      charges.push({ kind: l.kind, amountInCents: l.amountInCents, memo: l.memo, componentId: l.componentId });
     const coupons: CouponRecord[] = [];
     for (const code of [...(input.couponCode === undefined ? [] : [input.couponCode]), ...(input.couponCodes ?? [])]) {
       coupons.push(await couponForSignup(tx, site.id, code, product!.product.familyId, now));
@@ -620,6 +647,7 @@ export class SubscriptionService {
       expiresAt,
       snapDay,
       coupons,
+      componentRows: components.rows,
       discounts,
       charges,
       totalInCents: Math.max(0, totalInCents),
@@ -721,7 +749,9 @@ export function line(
   amountInCents: number,
   memo: string,
   at: Date,
-  extra: Partial<Pick<NewTransaction, 'success' | 'gatewayTransactionId' | 'periodIndex' | 'paymentId'>> = {},
+  extra: Partial<
+    Pick<NewTransaction, 'success' | 'gatewayTransactionId' | 'periodIndex' | 'paymentId' | 'componentId'>
+  > = {},
 ): NewTransaction {
   return {
     siteId: subscription.siteId,
@@ -734,7 +764,7 @@ export function line(
     success: extra.success ?? null,
     paymentId: extra.paymentId ?? null,
     productId: subscription.productId,
-    componentId: null,
+    componentId: extra.componentId ?? null,
     periodIndex: extra.periodIndex ?? null,
     gatewayTransactionId: extra.gatewayTransactionId ?? null,
     createdAt: at,

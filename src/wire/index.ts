@@ -4,6 +4,13 @@
  * It knows nothing of HTTP; bindings (see `examples/http`) route requests through it.
  */
 export {
+  COMPONENT_KIND_PATHS,
+  componentCreateRequest,
+  componentFields,
+  componentUpdateRequest,
+} from './component-request.js';
+export { type CouponCodeQuery, couponCodeQuery, couponFields, couponRequest } from './coupon-request.js';
+export {
   creditCardAttributesFields,
   paymentProfileFields,
   paymentProfileRequest,
@@ -20,22 +27,80 @@ export {
   type WireErrorBody,
 } from './error-body.js';
 export {
+  adjustmentFields,
+  adjustmentRequest,
+  asPaymentErrorMap,
+  chargeFields,
+  chargeRequest,
+  creditFields,
+  creditRequest,
+  paymentRequest,
+  readRefundRequest,
+  refundFields,
+  refundRequest,
+} from './ledger-requests.js';
+export {
+  couponListQuery,
   DEFAULT_PER_PAGE,
   type ListPage,
   MAX_PER_PAGE,
   pageOf,
   pageQuery,
+  pageQueryWithDefault,
   parseQueryString,
   type TransactionListQuery,
+  transactionListParams,
   transactionListQuery,
 } from './list-query.js';
-export { productFamilyFields, productFamilyRequest } from './product-family-request.js';
+export {
+  type MetafieldUpdate,
+  metadataFields,
+  metadataNamesQuery,
+  metadataRequest,
+  metafieldFields,
+  metafieldsRequest,
+  metafieldUpdateFields,
+  metafieldUpdateRequest,
+} from './metafield-request.js';
+export {
+  type MigrationPreviewJson,
+  migrationFields,
+  migrationRequest,
+  serializeMigrationPreview,
+} from './migration-request.js';
+export { noteFields, noteRequest } from './note-request.js';
+export {
+  productFamilyFields,
+  productFamilyRequest,
+  productFamilyUpdateFields,
+  productFamilyUpdateRequest,
+} from './product-family-request.js';
 export { productFields, productRequest } from './product-request.js';
+export {
+  type ComponentJson,
+  type ComponentPriceJson,
+  componentJson,
+  serializeComponent,
+  wirePrice,
+} from './serialize-component.js';
+export { type CouponJson, couponJson, serializeCoupon } from './serialize-coupon.js';
 export { type CreditCardJson, creditCardJson } from './serialize-credit-card.js';
 export { type CustomerJson, customerJson, serializeCustomer } from './serialize-customer.js';
+export {
+  type MetadataJson,
+  type MetafieldJson,
+  type MetafieldScopeJson,
+  metadataJson,
+  metafieldJson,
+  type PaginationJson,
+  serializeMetadataList,
+  serializeMetafieldList,
+} from './serialize-metafield.js';
+export { type NoteJson, noteJson, serializeNote } from './serialize-note.js';
 export { serializePaymentProfile } from './serialize-payment-profile.js';
 export { type ProductJson, productJson, serializeProduct } from './serialize-product.js';
 export { type ProductFamilyJson, productFamilyJson, serializeProductFamily } from './serialize-product-family.js';
+export { type ReferralCodeJson, serializeReferralCode } from './serialize-referral-code.js';
 export { type SubscriptionJson, serializeSubscription, subscriptionJson } from './serialize-subscription.js';
 export { serializeTransaction, type TransactionJson, transactionJson } from './serialize-transaction.js';
 export {
@@ -46,12 +111,14 @@ export {
   holdFields,
   holdRequest,
   reactivateParams,
+  type SubscriptionProductChange,
   type SubscriptionUpdate,
   updateSubscriptionFields,
   updateSubscriptionRequest,
 } from './subscription-change-requests.js';
 export { subscriptionListQuery } from './subscription-list-query.js';
 export { createSubscriptionFields, createSubscriptionRequest, isGiven } from './subscription-request.js';
+export { refuseUniquenessToken, uniquenessTokenOf } from './uniqueness-token.js';
 export { type WireCompat, type WireContext, wireState, wireTimestamp } from './wire-context.js';
 export {
   defineWireRequest,
@@ -62,6 +129,7 @@ export {
   parseOptionalWireRequest,
   parseWireParams,
   parseWireRequest,
+  parseWireRequestList,
   type WireRequest,
 } from './wire-request.js';
 export {
@@ -69,9 +137,12 @@ export {
   wireCardExpiry,
   wireCardNumber,
   wireCents,
+  wireDecimal,
   wireId,
+  wireIdOrHandle,
   wireInteger,
   wireIntervalUnit,
+  wireSnapDay,
   wireText,
   wireTimestampInput,
 } from './wire-scalars.js';

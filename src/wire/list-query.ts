@@ -1,5 +1,6 @@
 import qs from 'qs';
 import { z } from 'zod';
+import type { TransactionListInput } from '../services/ledger-service.js';
 
 /**
  * Parses a URL query string with the service's bracket conventions (`kinds[]=charge&kinds[]=payment`,
@@ -81,3 +82,58 @@ export function pageOf<T>(items: readonly T[], page: ListPage): T[] {
   const start = (page.page - 1) * page.perPage;
   return start >= items.length ? [] : items.slice(start, start + page.perPage);
 }
+
+/**
+ * A page query with its own default page size: the same lenient reading as {@link pageQuery}, for
+ * lists whose default is not 20 (coupons 30, reference §8.3).
+ */
+export function pageQueryWithDefault(defaultPerPage: number) {
+  return z
+    .object({
+      page: lenientInteger(1, 1, Number.MAX_SAFE_INTEGER),
+      per_page: lenientInteger(defaultPerPage, 1, MAX_PER_PAGE),
+    })
+    .transform((q): ListPage => ({ page: q.page, perPage: q.per_page }));
+}
+
+/** `GET /coupons.json` paging: 30 a page by default, at most 200 (reference §6). */
+export const couponListQuery = pageQueryWithDefault(30);
+
+function queryText(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/**
+ * Reads a ledger transaction list query (reference §7.1) from a parsed query string into the
+ * engine's {@link TransactionListInput}: `kinds[]` (transaction types: `charge`, `payment`, ...),
+ * `since_id`, `max_id`, `since_date`, `until_date`, `order_by`, `direction`, `page`, `per_page`.
+ * Paging is lenient as on every list; the filters are passed on as text for the engine to check
+ * with its messages (an unknown type, a bad date). Values that are not text at all
+ * (`direction[]=asc`, `kinds[][x]=1`) count as not given, as empty pairs do.
+ */
+export const transactionListParams = z
+  .object({
+    page: lenientInteger(1, 1, Number.MAX_SAFE_INTEGER),
+    per_page: lenientInteger(DEFAULT_PER_PAGE, 1, MAX_PER_PAGE),
+    kinds: z.unknown().optional(),
+    since_id: z.unknown().optional(),
+    max_id: z.unknown().optional(),
+    since_date: z.unknown().optional(),
+    until_date: z.unknown().optional(),
+    order_by: z.unknown().optional(),
+    direction: z.unknown().optional(),
+  })
+  .transform((q): TransactionListInput => {
+    const list = Array.isArray(q.kinds) ? q.kinds : typeof q.kinds === 'string' ? q.kinds.split(',') : [];
+    const types = list.map(queryText).filter((k): k is string => k !== undefined);
+    const text = {
+      sinceId: queryText(q.since_id),
+      maxId: queryText(q.max_id),
+      sinceDate: queryText(q.since_date),
+      untilDate: queryText(q.until_date),
+      orderBy: queryText(q.order_by),
+      direction: queryText(q.direction)?.toLowerCase(),
+    };
+    const given = Object.fromEntries(Object.entries(text).filter(([, v]) => v !== undefined));
+    return { page: q.page, perPage: q.per_page, ...(types.length === 0 ? {} : { types }), ...given };
+  });

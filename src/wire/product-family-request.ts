@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FamilyInput } from '../services/catalog-service.js';
+import type { FamilyInput, FamilyUpdateInput } from '../services/catalog-service.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireText } from './wire-scalars.js';
 
@@ -24,3 +24,27 @@ export const productFamilyFields = z
 
 /** `POST /product_families.json`: body `{"product_family":{name, handle?, description?}}`. */
 export const productFamilyRequest = defineWireRequest('product_family', productFamilyFields);
+
+/**
+ * The fields of `{"product_family":{...}}` on update (`PUT /product_families/{id}.json`), read into
+ * a {@link FamilyUpdateInput}: only what is sent changes, and `null` clears the description.
+ */
+export const productFamilyUpdateFields = z
+  .object(
+    {
+      name: wireText.nullish(),
+      handle: wireText.nullish(),
+      description: wireText.nullish(),
+    },
+    { error: 'must be an object.' },
+  )
+  .transform(
+    (f): FamilyUpdateInput => ({
+      ...(f.name == null ? {} : { name: f.name }),
+      ...(f.handle == null ? {} : { handle: f.handle }),
+      ...(f.description === undefined ? {} : { description: f.description }),
+    }),
+  );
+
+/** `PUT /product_families/{id}.json`: body `{"product_family":{name?, handle?, description?}}`. */
+export const productFamilyUpdateRequest = defineWireRequest('product_family', productFamilyUpdateFields);

@@ -40,6 +40,8 @@ export interface SubscriptionJson {
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
   readonly referral_code: string | null;
+  /** The referral code under the spec's name (spec §2 `ref`); present only when the subscription has one. */
+  readonly ref?: string;
   readonly customer: CustomerJson;
   readonly product: ProductJson;
   readonly credit_card?: CreditCardJson;
@@ -80,6 +82,7 @@ export function subscriptionJson(
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
     referral_code: s.referralCode,
+    ...(s.referralCode === null ? {} : { ref: s.referralCode }),
     customer: customerJson(view.customer, context),
     product: productJson(view.product, context, family),
     ...(view.paymentProfile === null ? {} : { credit_card: creditCardJson(view.paymentProfile) }),

@@ -1,21 +1,27 @@
 import { z } from 'zod';
 import type { CancelInput, HoldInput, ReactivateInput } from '../services/lifecycle-service.js';
+import type { ProductChangeInput } from '../services/migration-service.js';
 import { creditCardAttributesFields, type WireCardInput } from './credit-card-request.js';
 import { isGiven } from './subscription-request.js';
 import { defineWireRequest, isPlainObject } from './wire-request.js';
-import { wireBoolean, wireText, wireTimestampInput } from './wire-scalars.js';
+import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
 
-/** What `PUT`/`POST /subscriptions/{id}.json` asks for: a new card, a new billing date, or both. */
+/**
+ * A product change asked for through a subscription update (reference §5.1): a product now or at
+ * the next renewal (`delayed`), or the cancellation of a pending delayed change.
+ */
+export type SubscriptionProductChange = ProductChangeInput | { readonly delayed: true; readonly productId: null };
+
+/** What `PUT`/`POST /subscriptions/{id}.json` asks for: a new card, a new billing date, a product change. */
 export interface SubscriptionUpdate {
   readonly creditCard?: WireCardInput;
   readonly nextBillingAt?: string;
+  readonly productChange?: SubscriptionProductChange;
 }
 
 // Fields of a subscription update that other endpoints of the service handle or that the engine
-// cannot do yet; refused so that a client never believes a product change or coupon took effect.
+// cannot do yet; refused so that a client never believes a component or coupon change took effect.
 const UNSUPPORTED_UPDATE_FIELDS = [
-  'product_handle',
-  'product_id',
   'components',
   'coupon_code',
   'coupon_codes',
@@ -23,9 +29,22 @@ const UNSUPPORTED_UPDATE_FIELDS = [
   'snap_day',
 ] as const;
 
+// `next_product_id`: "" cancels a pending delayed change (reference §5.1); an id schedules one;
+// null, like a missing key, asks for nothing.
+const nextProductId = z.unknown().transform((v, ctx): number | 'cancel' | undefined => {
+  if (v === undefined || v === null) return undefined;
+  if (v === '') return 'cancel';
+  const id = wireId.safeParse(v);
+  if (id.success) return id.data;
+  ctx.addIssue({ code: 'custom', message: 'must be a product id, or "" to cancel a delayed product change.' });
+  return z.NEVER;
+});
+
 /**
  * The fields of `{"subscription":{...}}` on update (spec §4): `credit_card_attributes` replaces the
- * card, `next_billing_at` changes the billing date. Unknown keys are ignored.
+ * card, `next_billing_at` changes the billing date, and `product_handle` or `product_id` changes the
+ * product without proration, now or (with `product_change_delayed`) at the next renewal;
+ * `next_product_id: ""` cancels a delayed change. Unknown keys are ignored.
  */
 export const updateSubscriptionFields = z
   .object(
@@ -33,8 +52,10 @@ export const updateSubscriptionFields = z
       credit_card_attributes: creditCardAttributesFields.nullish(),
       next_billing_at: wireTimestampInput.nullish(),
       payment_collection_method: wireText.nullish(),
-      product_handle: z.unknown().optional(),
-      product_id: z.unknown().optional(),
+      product_handle: wireText.nullish(),
+      product_id: wireId.nullish(),
+      product_change_delayed: wireBoolean.nullish(),
+      next_product_id: nextProductId.optional(),
       components: z.unknown().optional(),
       coupon_code: z.unknown().optional(),
       coupon_codes: z.unknown().optional(),
@@ -55,15 +76,37 @@ export const updateSubscriptionFields = z
         message: "must be 'automatic'; other collection methods are not supported by this server yet.",
       });
     }
+    const namesProduct = isGiven(s.product_handle) || s.product_id != null;
+    if (s.next_product_id !== undefined && namesProduct) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['next_product_id'],
+        message: 'cannot be combined with product_handle or product_id.',
+      });
+    }
+    if (s.product_change_delayed === true && !namesProduct && s.next_product_id === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['product_change_delayed'],
+        message: 'needs a product_handle or product_id to change to.',
+      });
+    }
   })
-  .transform(
-    (s): SubscriptionUpdate => ({
+  .transform((s): SubscriptionUpdate => {
+    const delayed = s.product_change_delayed === true;
+    let productChange: SubscriptionProductChange | undefined;
+    if (s.next_product_id === 'cancel') productChange = { delayed: true, productId: null };
+    else if (s.next_product_id !== undefined) productChange = { productId: s.next_product_id, delayed: true };
+    else if (s.product_id != null) productChange = { productId: s.product_id, delayed };
+    else if (isGiven(s.product_handle)) productChange = { productHandle: s.product_handle as string, delayed };
+    return {
       ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
       ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
-    }),
-  );
+      ...(productChange === undefined ? {} : { productChange }),
+    };
+  });
 
-/** `PUT` or `POST /subscriptions/{id}.json`: body `{"subscription":{credit_card_attributes?, next_billing_at?}}`. */
+/** `PUT` or `POST /subscriptions/{id}.json`: body `{"subscription":{credit_card_attributes?, next_billing_at?, product_handle?, ...}}`. */
 export const updateSubscriptionRequest = defineWireRequest('subscription', updateSubscriptionFields);
 
 /**

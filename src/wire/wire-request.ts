@@ -61,6 +61,38 @@ export function parseWireRequest<T>(request: WireRequest<T>, body: unknown): T {
 }
 
 /**
+ * Reads a body whose wrapper holds one object or a list of them (`{"metafields":{...}}` or
+ * `{"metafields":[{...},{...}]}`, as the SDK may send either): every item goes through the same
+ * field schema, and every problem of every item is reported at once (422). An empty list is
+ * refused here, since a command that does nothing would still answer as if it had worked.
+ */
+export function parseWireRequestList<T>(request: WireRequest<T>, body: unknown): T[] {
+  const wrapped = isPlainObject(body) ? body[request.wrapper] : undefined;
+  const items = Array.isArray(wrapped) ? wrapped : isPlainObject(wrapped) ? [wrapped] : undefined;
+  if (items === undefined || items.length === 0) {
+    throw validationError([
+      {
+        message: `Request body: must be a JSON object with a "${request.wrapper}" object or a non-empty list of them.`,
+        attribute: request.wrapper,
+      },
+    ]);
+  }
+  const parsed: T[] = [];
+  const details: BillingErrorDetail[] = [];
+  items.forEach((item, index) => {
+    const result = request.fields.safeParse(item);
+    if (result.success) parsed.push(result.data);
+    else {
+      for (const issue of result.error.issues) {
+        details.push(issueDetail(request.wrapper, { ...issue, path: [index, ...issue.path] }));
+      }
+    }
+  });
+  if (details.length > 0) throw validationError(details);
+  return parsed;
+}
+
+/**
  * Like {@link parseWireRequest} for bodies that may be left out (a DELETE that cancels, a delayed
  * cancellation): no body, or an empty object, reads as an empty wrapper. A body with keys but no
  * wrapper is still refused, because ignoring `{"cancel_at_end_of_period":1}` sent unwrapped would

@@ -96,3 +96,38 @@ export const wireIntervalUnit = wireScalar<'month' | 'day'>((v) => {
   const unit = v.trim().toLowerCase();
   return unit === 'month' || unit === 'months' ? 'month' : unit === 'day' || unit === 'days' ? 'day' : undefined;
 }, "must be 'month' or 'day'.");
+
+/**
+ * A decimal amount in major units (`amount`, `percentage`, `unit_price`): a number or a string,
+ * passed on unchanged so that the engine's decimal parser gives the one published message for a bad
+ * value ("Amount: is not a number.") and a string keeps every digit a float would lose.
+ */
+export const wireDecimal = wireScalar<number | string>(
+  (v) => (typeof v === 'number' || typeof v === 'string' ? v : undefined),
+  'is not a number.',
+);
+
+/**
+ * A record named by id or handle (`product_family_id`): a positive whole number, a string of
+ * digits (read as that id), or any other non-blank string, read as a handle.
+ */
+export const wireIdOrHandle = wireScalar<number | string>((v) => {
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
+  const text = v.trim();
+  if (!DIGITS.test(text)) return text;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}, 'must be an id or a handle.');
+
+/**
+ * A calendar-billing day (`snap_day`): a number or a string of digits, or `end`. The range (1-28)
+ * is the engine's to check, so that its message is the only one a client sees for it.
+ */
+export const wireSnapDay = wireScalar<number | 'end'>((v) => {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  const text = v.trim().toLowerCase();
+  if (text === 'end') return 'end';
+  return DIGITS.test(text) ? Number(text) : undefined;
+}, "must be a number between 1 and 28 or 'end'.");

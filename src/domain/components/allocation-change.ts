@@ -61,9 +61,17 @@ export function allocationChange(input: AllocationChangeInput): AllocationChange
   if (difference === 0) return { direction: 'none', chargeInCents: 0, creditInCents: 0 };
   const magnitude = Math.abs(difference);
   if (difference > 0) {
-    return { direction: 'upgrade', chargeInCents: part(magnitude, input.upgradeCharge, remaining, end - start), creditInCents: 0 };
+    return {
+      direction: 'upgrade',
+      chargeInCents: part(magnitude, input.upgradeCharge, remaining, end - start),
+      creditInCents: 0,
+    };
   }
-  return { direction: 'downgrade', chargeInCents: 0, creditInCents: part(magnitude, input.downgradeCredit, remaining, end - start) };
+  return {
+    direction: 'downgrade',
+    chargeInCents: 0,
+    creditInCents: part(magnitude, input.downgradeCredit, remaining, end - start),
+  };
 }
 
 function part(amount: number, mode: ProrationMode, remaining: number, total: number): number {

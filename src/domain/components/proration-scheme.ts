@@ -44,7 +44,10 @@ export const DOWNGRADE_SCHEMES = Object.keys(DOWNGRADE) as readonly DowngradeSch
  */
 export function upgradeScheme(name: string): { readonly upgradeCharge: ProrationMode; readonly accrueCharge: boolean } {
   if (!Object.hasOwn(UPGRADE, name)) {
-    throw invalid(`Proration upgrade scheme: must be one of ${UPGRADE_SCHEMES.join(', ')}.`, 'proration_upgrade_scheme');
+    throw invalid(
+      `Proration upgrade scheme: must be one of ${UPGRADE_SCHEMES.join(', ')}.`,
+      'proration_upgrade_scheme',
+    );
   }
   return UPGRADE[name as UpgradeScheme];
 }

@@ -23,7 +23,12 @@ export function anchorIndexOf(subscription: { data: Readonly<Record<string, unkn
  * chains from the current end, so the day only ever shrinks.
  */
 export function nextPeriod(
-  current: { periodAnchorAt: Date; periodIndex: number; currentPeriodEndsAt: Date; data: Readonly<Record<string, unknown>> },
+  current: {
+    periodAnchorAt: Date;
+    periodIndex: number;
+    currentPeriodEndsAt: Date;
+    data: Readonly<Record<string, unknown>>;
+  },
   terms: ProductTerms,
   zone: string,
   rule: SiteSettings['periodRule'],
@@ -46,5 +51,7 @@ export function nextPeriod(
 /** The calendar-billing snap day of a subscription, if it has one (kept in its data document). */
 export function snapDayOf(subscription: { data: Readonly<Record<string, unknown>> }): SnapDay | undefined {
   const value = subscription.data.snapDay;
-  return value === 'end' || (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 28) ? value : undefined;
+  return value === 'end' || (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 28)
+    ? value
+    : undefined;
 }

@@ -31,15 +31,42 @@ export const LIVE_STATES: readonly SubscriptionState[] = ['trialing', 'active', 
 export const ENDED_STATES: readonly SubscriptionState[] = ['cancelled', 'expired', 'trial_ended', 'failed_to_create'];
 
 const TABLE: Readonly<Record<LifecycleEvent, Partial<Record<SubscriptionState, SubscriptionState>>>> = {
-  cancel: { trialing: 'cancelled', active: 'cancelled', soft_failure: 'cancelled', past_due: 'cancelled', unpaid: 'cancelled', on_hold: 'cancelled', trial_ended: 'cancelled', awaiting_signup: 'cancelled' },
-  delayed_cancel: { trialing: 'cancelled', active: 'cancelled', soft_failure: 'cancelled', past_due: 'cancelled', unpaid: 'cancelled' },
+  cancel: {
+    trialing: 'cancelled',
+    active: 'cancelled',
+    soft_failure: 'cancelled',
+    past_due: 'cancelled',
+    unpaid: 'cancelled',
+    on_hold: 'cancelled',
+    trial_ended: 'cancelled',
+    awaiting_signup: 'cancelled',
+  },
+  delayed_cancel: {
+    trialing: 'cancelled',
+    active: 'cancelled',
+    soft_failure: 'cancelled',
+    past_due: 'cancelled',
+    unpaid: 'cancelled',
+  },
   reactivate: { cancelled: 'active', trial_ended: 'active', unpaid: 'active' },
   reactivate_with_trial: { cancelled: 'trialing', trial_ended: 'trialing', unpaid: 'trialing' },
   hold: { trialing: 'on_hold', active: 'on_hold', soft_failure: 'on_hold', past_due: 'on_hold', unpaid: 'on_hold' },
   resume: { on_hold: 'active' },
   renewal_paid: { trialing: 'active', active: 'active', soft_failure: 'active', past_due: 'active', unpaid: 'active' },
-  renewal_declined: { trialing: 'past_due', active: 'past_due', soft_failure: 'past_due', past_due: 'past_due', unpaid: 'unpaid' },
-  renewal_error: { trialing: 'soft_failure', active: 'soft_failure', soft_failure: 'soft_failure', past_due: 'past_due', unpaid: 'unpaid' },
+  renewal_declined: {
+    trialing: 'past_due',
+    active: 'past_due',
+    soft_failure: 'past_due',
+    past_due: 'past_due',
+    unpaid: 'unpaid',
+  },
+  renewal_error: {
+    trialing: 'soft_failure',
+    active: 'soft_failure',
+    soft_failure: 'soft_failure',
+    past_due: 'past_due',
+    unpaid: 'unpaid',
+  },
   dunning_exhausted_cancel: { past_due: 'cancelled', soft_failure: 'cancelled' },
   dunning_exhausted_unpaid: { past_due: 'unpaid', soft_failure: 'unpaid' },
   balance_settled: { past_due: 'active', soft_failure: 'active', unpaid: 'active' },
@@ -52,7 +79,9 @@ function refusal(event: LifecycleEvent, from: SubscriptionState): string {
   switch (event) {
     case 'cancel':
     case 'delayed_cancel':
-      return from === 'cancelled' ? 'The subscription is already canceled' : `Cannot cancel a subscription that is ${from}.`;
+      return from === 'cancelled'
+        ? 'The subscription is already canceled'
+        : `Cannot cancel a subscription that is ${from}.`;
     case 'reactivate':
     case 'reactivate_with_trial':
       return 'Cannot reactivate a subscription that is not marked "Canceled", "Unpaid", or "Trial Ended".';

@@ -16,6 +16,7 @@ import { noteCases } from './notes.js';
 import { outboxCases } from './outbox.js';
 import { paymentCases } from './payments.js';
 import { siteDataCases } from './site-data.js';
+import { subscriptionComponentCases } from './subscription-components.js';
 import { siteCases } from './sites.js';
 import { subscriptionCases } from './subscriptions.js';
 import { transactionCases } from './transactions.js';
@@ -40,6 +41,7 @@ const SECTIONS = [
   referralCodeCases,
   noteCases,
   componentCases,
+  subscriptionComponentCases,
   couponCases,
   metafieldCases,
   concurrencyCases,

@@ -1,0 +1,97 @@
+import { invalid } from '../../errors.js';
+import type { WebhookEndpointStatus } from '../../ports/storage.js';
+
+/**
+ * Delays between delivery attempts of one webhook, in milliseconds (reference §3.3): attempt 1 as
+ * soon as possible, then +10 s, +15 s, +90 s and +180 s; five attempts in all.
+ */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [10_000, 15_000, 90_000, 180_000];
+
+/** How an endpoint's failure count maps to its status, and how a paused endpoint is retried. */
+export interface EndpointHealthPolicy {
+  /** More failures than this pause the endpoint (reference: 25, so the 26th pauses). */
+  readonly pauseAfter: number;
+  /** More failures than this disable it: no more webhooks are generated (reference: 50). */
+  readonly disableAfter: number;
+  /** Retry interval of webhooks to a paused endpoint (reference: 2 h). */
+  readonly pausedRetryMs: number;
+  /** Attempts a webhook gets while its endpoint is paused (reference: 24 tries over 48 h). */
+  readonly pausedAttempts: number;
+}
+
+/** The reference §3.3 health rules. */
+export const DEFAULT_ENDPOINT_HEALTH: EndpointHealthPolicy = {
+  pauseAfter: 25,
+  disableAfter: 50,
+  pausedRetryMs: 2 * 60 * 60_000,
+  pausedAttempts: 24,
+};
+
+/** The complete retry policy of a delivery worker. */
+export interface WebhookRetryPolicy {
+  /** Delays after attempts 1, 2, ...; attempts in all = length + 1. */
+  readonly schedule: readonly number[];
+  readonly health: EndpointHealthPolicy;
+}
+
+/** Checks a configured schedule: finite, non-negative delays; returns a frozen copy. */
+export function checkRetrySchedule(schedule: readonly number[]): readonly number[] {
+  for (const delay of schedule) {
+    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
+      throw invalid('Retry schedule: every delay must be a non-negative number of milliseconds.', 'retry_schedule');
+    }
+  }
+  return Object.freeze([...schedule]);
+}
+
+/** Checks a health policy: whole numbers, `disableAfter >= pauseAfter`, at least one paused attempt. */
+export function checkEndpointHealth(health: EndpointHealthPolicy): EndpointHealthPolicy {
+  const whole = (n: number) => Number.isSafeInteger(n) && n >= 0;
+  if (!whole(health.pauseAfter) || !whole(health.disableAfter) || health.disableAfter < health.pauseAfter) {
+    throw invalid(
+      'Endpoint health: pauseAfter and disableAfter must be whole numbers with disableAfter >= pauseAfter.',
+    );
+  }
+  if (!whole(health.pausedAttempts) || health.pausedAttempts < 1 || !(health.pausedRetryMs >= 0)) {
+    throw invalid('Endpoint health: pausedAttempts must be at least 1 and pausedRetryMs non-negative.');
+  }
+  return Object.freeze({ ...health });
+}
+
+/** The status an endpoint has with this many consecutive failures: enabled, paused, then disabled. */
+export function endpointStatusFor(failureCount: number, health: EndpointHealthPolicy): WebhookEndpointStatus {
+  if (failureCount > health.disableAfter) return 'disabled';
+  if (failureCount > health.pauseAfter) return 'paused';
+  return 'enabled';
+}
+
+/** What to do after a failed attempt: try again after a delay, or give up. `of` is the attempt budget. */
+export type RetryDecision =
+  | { readonly action: 'retry'; readonly delayMs: number; readonly of: number }
+  | { readonly action: 'give_up'; readonly of: number };
+
+/**
+ * The decision after attempt number `attempt` (1-based, counted since the webhook was created or
+ * last replayed) failed, given the endpoint's status after counting that failure. An enabled
+ * endpoint follows the schedule; a paused one is retried every `pausedRetryMs` up to
+ * `pausedAttempts` attempts; a disabled one gets nothing more.
+ */
+export function retryDecision(
+  attempt: number,
+  status: WebhookEndpointStatus,
+  policy: WebhookRetryPolicy,
+): RetryDecision {
+  if (status === 'disabled') return { action: 'give_up', of: attempt };
+  if (status === 'paused') {
+    const of = policy.health.pausedAttempts;
+    return attempt >= of ? { action: 'give_up', of } : { action: 'retry', delayMs: policy.health.pausedRetryMs, of };
+  }
+  const of = policy.schedule.length + 1;
+  const delay = policy.schedule[attempt - 1];
+  return delay === undefined || attempt >= of ? { action: 'give_up', of } : { action: 'retry', delayMs: delay, of };
+}
+
+/** `last_error` as the service writes it: `404 Resource Not Found (retry 5 of 5)`. */
+export function deliveryErrorText(error: string, attempt: number, of: number): string {
+  return `${error} (retry ${attempt} of ${Math.max(of, attempt)})`;
+}

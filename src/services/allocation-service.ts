@@ -1,0 +1,765 @@
+import { randomUUID } from 'node:crypto';
+import { componentPrice } from '../domain/catalog/component-pricing.js';
+import {
+  type AllocationChange,
+  allocationChange,
+  downgradeScheme,
+  PRORATION_MODES,
+  type ProrationMode,
+  upgradeScheme,
+} from '../domain/components/index.js';
+import { BillingError, type BillingErrorDetail, invalid, notFound, ValidationCollector } from '../errors.js';
+import type { ChargeResult } from '../ports/gateway.js';
+import type {
+  AllocationRecord,
+  ComponentRecord,
+  ComponentVersionRecord,
+  NewTransaction,
+  PaymentAttemptRecord,
+  PaymentAttemptStatus,
+  PaymentProfileRecord,
+  ProductRecord,
+  SiteRecord,
+  StorageTransaction,
+  SubscriptionComponentRecord,
+  SubscriptionRecord,
+  TransactionRecord,
+  UsageRecord,
+} from '../ports/storage.js';
+import { type CommandContext, runCommand } from './command-runner.js';
+import {
+  allocationError,
+  allocationProblem,
+  captureAllocation,
+  componentEventSubject,
+  componentRow,
+  eventTimestamp,
+  LIVE_STATES,
+  NOT_ELIGIBLE,
+  ON_OFF_MESSAGE,
+  readQuantity,
+} from './component-inputs.js';
+import { loadComponentVersion } from './component-service.js';
+import { chargeAttempt } from './payment-runner.js';
+import { loadSite } from './site-service.js';
+import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import { claimUniquenessToken } from './uniqueness.js';
+
+/**
+ * An allocation change (`{"allocation":{...}}`, reference §10.2). `upgradeCharge`,
+ * `downgradeCredit` and `accrueCharge` win over the classic `prorationUpgradeScheme` /
+ * `prorationDowngradeScheme`, which fill in what they leave out. Defaults: `prorated`, `prorated`,
+ * and `accrueCharge` false (collect now).
+ */
+export interface AllocationInput {
+  /** Whole units for a quantity-based component; 0 or 1 for on/off. A string of digits is accepted. */
+  readonly quantity: number | string;
+  readonly memo?: string | null;
+  readonly upgradeCharge?: ProrationMode;
+  readonly downgradeCredit?: ProrationMode;
+  /** True: the charge waits for the next renewal. False: it is collected now. */
+  readonly accrueCharge?: boolean;
+  readonly prorationUpgradeScheme?: string;
+  readonly prorationDowngradeScheme?: string;
+  /** A client's duplicate-prevention token (reference §8.4). */
+  readonly uniquenessToken?: string | null;
+}
+
+/** One entry of {@link AllocationService.allocateMany}. */
+export interface BulkAllocationInput extends Omit<AllocationInput, 'uniquenessToken'> {
+  readonly componentId: number;
+}
+
+/** What an allocation change costs, as a preview shows it; changes nothing. */
+export interface AllocationPreview {
+  readonly direction: AllocationChange['direction'];
+  readonly chargeInCents: number;
+  readonly creditInCents: number;
+  /** The service's `period_type`: a mid-period change is always prorated against the current period. */
+  readonly periodType: 'prorated';
+}
+
+/** What one applied allocation change wrote. */
+export interface AllocationEffect {
+  readonly allocation: AllocationRecord;
+  readonly subscriptionComponent: SubscriptionComponentRecord;
+  readonly direction: AllocationChange['direction'];
+  readonly chargeInCents: number;
+  readonly creditInCents: number;
+  /** The charge or credit line, when the change gave one. */
+  readonly line: TransactionRecord | null;
+}
+
+/** How the immediate collection of an allocation charge ended. */
+export interface AllocationPayment {
+  readonly attemptId: number;
+  readonly amountInCents: number;
+  /** `succeeded`; `declined` / `failed` (the charge stays on the balance for the next renewal); `unknown` (to reconcile by key). */
+  readonly status: PaymentAttemptStatus;
+  /** The `component_proration` payment line, on success. */
+  readonly transaction: TransactionRecord | null;
+  readonly message: string | null;
+}
+
+/** The result of {@link AllocationService.allocate}: the change, and its payment when one was attempted. */
+export interface AllocationResult extends AllocationEffect {
+  readonly payment: AllocationPayment | null;
+}
+
+/** The result of {@link AllocationService.allocateMany}: every change, and one payment for their charges. */
+export interface BulkAllocationResult {
+  readonly allocations: readonly AllocationEffect[];
+  readonly payment: AllocationPayment | null;
+}
+
+/** Input of {@link AllocationService.recordUsage}. */
+export interface UsageInput {
+  /** Whole, non-negative units (a string of digits is accepted). */
+  readonly quantity: number | string;
+  readonly memo?: string | null;
+  readonly uniquenessToken?: string | null;
+}
+
+/** The result of {@link AllocationService.recordUsage}. */
+export interface UsageResult {
+  readonly usage: UsageRecord;
+  readonly previousUnitBalance: number;
+  readonly newUnitBalance: number;
+}
+
+/** A component of a subscription with the component and the pinned pricing version. */
+export interface SubscriptionComponentView {
+  readonly subscriptionComponent: SubscriptionComponentRecord;
+  readonly component: ComponentRecord;
+  readonly version: ComponentVersionRecord;
+}
+
+/** An allocation input, checked without storage. */
+interface ParsedAllocation {
+  readonly componentId: number;
+  readonly quantity: number;
+  readonly memo: string | null;
+  readonly upgradeCharge: ProrationMode;
+  readonly downgradeCredit: ProrationMode;
+  readonly accrueCharge: boolean;
+}
+
+/** An allocation change worked out against storage, before anything is written. */
+interface AllocationPlan extends ParsedAllocation {
+  readonly component: ComponentRecord;
+  readonly version: ComponentVersionRecord;
+  readonly existing: SubscriptionComponentRecord | undefined;
+  readonly previousQuantity: number;
+  readonly change: AllocationChange;
+}
+
+/** The subscription and what every allocation of it needs. */
+interface SubscriptionScope {
+  readonly site: SiteRecord;
+  readonly subscription: SubscriptionRecord;
+  readonly product: ProductRecord;
+  readonly productName: string;
+}
+
+/** The first step of a collected allocation charge: the committed attempt and the card. */
+interface PreparedPayment {
+  readonly site: SiteRecord;
+  readonly attempt: PaymentAttemptRecord;
+  readonly profile: PaymentProfileRecord;
+  readonly memo: string;
+  readonly componentId: number | null;
+}
+
+/**
+ * Allocation changes and metered usage of subscriptions (reference §10): quantity-based and on/off
+ * allocations with proration by the computed cost, immediate collection or accrual of the charge,
+ * previews, allocation and usage history. A subscription stays on the component version it was
+ * given (at signup, or at its first allocation): a change is priced with that pinned version, like
+ * the renewal that bills it, and does not move the subscription to a newer price. The service
+ * prices at "the current price" of the subscription's price point, which is what the pin models.
+ * Coupons do not discount mid-period allocation charges yet (reference §6 says they should).
+ */
+export class AllocationService {
+  readonly #deps: SubscriptionDeps;
+
+  constructor(deps: SubscriptionDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Changes one component's allocation now. In one command: the new allocation (pinned version
+   * kept), its history row, a charge line (kind: the component kind) for an upgrade or a credit
+   * line for a downgrade, as `upgradeCharge` / `downgradeCredit` say, and
+   * `component_allocation_change`. A period not yet paid for (a trial, or the free period before
+   * an import's first billing) gives neither charge nor credit. When a charge is due and
+   * `accrueCharge` is false, the part of it the balance still owes is collected after that commit
+   * (attempt `allocation:<sub>:<component>:<uuid>`, gateway outside any transaction, result
+   * committed): success adds a `component_proration` payment; a decline or error records the
+   * attempt's outcome and `payment_failure`, and the charge accrues to the next renewal. The
+   * allocation stands either way, so a decline is reported in `payment`, not thrown. A
+   * subscription without a card (or `unpaid`) accrues. Bad input rejects with no trace:
+   * `validation` in the allocation object shape for quantity problems (T14), `not_found` for a
+   * component outside the subscription's product family.
+   */
+  async allocate(
+    subdomain: string,
+    subscriptionId: number,
+    componentId: number,
+    input: AllocationInput,
+  ): Promise<AllocationResult> {
+    const parsed = parseAllocations([{ ...input, componentId }]);
+    const key = `allocation:${subscriptionId}:${componentId}:${randomUUID()}`;
+    const { effects, prepared } = await this.#apply(subdomain, subscriptionId, parsed, input.uniquenessToken, key);
+    const effect = effects[0];
+    if (effect === undefined) throw new BillingError('internal', 'An allocation command applied nothing.');
+    return { ...effect, payment: prepared ? await this.#collect(prepared) : null };
+  }
+
+  /**
+   * Changes several allocations of one subscription in one command (`POST
+   * /subscriptions/{id}/allocations.json`): all are applied, in order, or none is. The charges of
+   * the entries that do not accrue are collected together in one payment, as for {@link allocate}.
+   * A component listed twice is changed twice, the second change starting from the first.
+   */
+  async allocateMany(
+    subdomain: string,
+    subscriptionId: number,
+    allocations: readonly BulkAllocationInput[],
+    options: { readonly uniquenessToken?: string | null } = {},
+  ): Promise<BulkAllocationResult> {
+    if (!Array.isArray(allocations) || allocations.length === 0) {
+      throw invalid('Allocations: at least one allocation is required.', 'allocations');
+    }
+    const parsed = parseAllocations(allocations);
+    const ids = [...new Set(parsed.map((p) => p.componentId))].join('+');
+    const key = `allocation:${subscriptionId}:${ids}:${randomUUID()}`;
+    const { effects, prepared } = await this.#apply(subdomain, subscriptionId, parsed, options.uniquenessToken, key);
+    return { allocations: effects, payment: prepared ? await this.#collect(prepared) : null };
+  }
+
+  /**
+   * What {@link allocate} would charge or credit now, computed by the same rules in a transaction
+   * that writes nothing; rejects exactly what `allocate` would reject (except a reused uniqueness
+   * token, which a preview does not claim).
+   */
+  async previewAllocation(
+    subdomain: string,
+    subscriptionId: number,
+    componentId: number,
+    input: AllocationInput,
+  ): Promise<AllocationPreview> {
+    const [parsed] = parseAllocations([{ ...input, componentId }]);
+    const now = this.#deps.clock.now();
+    return this.#deps.storage.transaction(async (tx) => {
+      const scope = await loadScope(tx, subdomain, subscriptionId);
+      const plan = await planAllocation(tx, scope, parsed!, now);
+      return {
+        direction: plan.change.direction,
+        chargeInCents: plan.change.chargeInCents,
+        creditInCents: plan.change.creditInCents,
+        periodType: 'prorated',
+      };
+    });
+  }
+
+  /** The subscription's allocation history (of one component, or all), oldest first. */
+  async listAllocations(subdomain: string, subscriptionId: number, componentId?: number): Promise<AllocationRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      await loadSubscription(tx, site.id, subscriptionId);
+      return tx.subscriptionComponents.listAllocations(site.id, subscriptionId, componentId);
+    });
+  }
+
+  /**
+   * Records metered usage (`POST .../components/{cid}/usages.json`): adds `quantity` to the unit
+   * balance atomically (concurrent usages never lose one), keeps the usage row and records
+   * `metered_usage` with the balance before and after. Quantities are whole and non-negative
+   * (the spec's `unit_balance` is an integer, and prices are computed for whole units). A metered
+   * component of the product's family that the subscription does not have yet is added at its
+   * current version. Quantity-based and on/off components take allocations instead.
+   */
+  async recordUsage(
+    subdomain: string,
+    subscriptionId: number,
+    componentId: number,
+    input: UsageInput,
+  ): Promise<UsageResult> {
+    const errors = new ValidationCollector();
+    const quantity = errors.capture(() => readQuantity(input.quantity, 'Quantity', 'quantity'));
+    const memo = errors.capture(() => readMemo(input.memo));
+    errors.throwIfAny();
+    return runCommand(this.#deps, async (ctx) => {
+      const scope = await loadScope(ctx.tx, subdomain, subscriptionId);
+      await claimUniquenessToken(ctx, scope.site.id, input.uniquenessToken);
+      const component = await familyComponent(ctx.tx, scope, componentId);
+      if (component.kind !== 'metered_component') {
+        throw invalid('Component: usage can only be recorded for metered components.', 'component_id');
+      }
+      const existing = await ctx.tx.subscriptionComponents.find(scope.site.id, subscriptionId, componentId);
+      if (!existing) {
+        if (component.archivedAt !== null)
+          throw invalid(`Component: '${componentId}' has been archived.`, 'component_id');
+        // `ensure`, not `upsert`: a concurrent first usage must not overwrite this one's balance.
+        await ctx.tx.subscriptionComponents.ensure(
+          componentRow(
+            scope.subscription,
+            componentId,
+            { componentVersion: component.currentVersion, allocatedQuantity: 0, unitBalance: 0 },
+            ctx.now,
+            ctx.now,
+          ),
+        );
+      }
+      const added = await ctx.tx.subscriptionComponents.addUsage(
+        scope.site.id,
+        subscriptionId,
+        componentId,
+        quantity!,
+        ctx.now,
+      );
+      if (!added)
+        throw new BillingError('storage', `Subscription ${subscriptionId} lost its component ${componentId}.`);
+      const usage = await ctx.tx.subscriptionComponents.insertUsage({
+        siteId: scope.site.id,
+        subscriptionId,
+        componentId,
+        quantity: quantity!,
+        memo: memo ?? null,
+        createdAt: ctx.now,
+      });
+      ctx.record({
+        siteId: scope.site.id,
+        key: 'metered_usage',
+        subjectType: 'subscription',
+        subjectId: subscriptionId,
+        payload: {
+          ...componentEventSubject(component, scope.subscription, scope.product, scope.productName),
+          previous_unit_balance: added.before.unitBalance,
+          new_unit_balance: added.after.unitBalance,
+          usage_quantity: quantity!,
+          memo: memo ?? null,
+          timestamp: eventTimestamp(ctx.now),
+        },
+      });
+      return { usage, previousUnitBalance: added.before.unitBalance, newUnitBalance: added.after.unitBalance };
+    });
+  }
+
+  /** The subscription's usages of one component, oldest first. */
+  async listUsages(subdomain: string, subscriptionId: number, componentId: number): Promise<UsageRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      await loadSubscription(tx, site.id, subscriptionId);
+      return tx.subscriptionComponents.listUsages(site.id, subscriptionId, componentId);
+    });
+  }
+
+  /** The subscription's components by component id, each with the component and its pinned version. */
+  async listComponents(subdomain: string, subscriptionId: number): Promise<SubscriptionComponentView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      await loadSubscription(tx, site.id, subscriptionId);
+      const views: SubscriptionComponentView[] = [];
+      for (const row of await tx.subscriptionComponents.listForSubscription(site.id, subscriptionId)) {
+        const { component, version } = await loadComponentVersion(tx, site.id, row.componentId, row.componentVersion);
+        views.push({ subscriptionComponent: row, component, version });
+      }
+      return views;
+    });
+  }
+
+  /**
+   * Step 1 of allocate / allocateMany: every change, its lines and events in one command, plus the
+   * payment attempt when a charge is to be collected now (committed with them, so a crash after
+   * this step leaves an attempt to reconcile by key, never an uncharged, unrecorded allocation).
+   */
+  #apply(
+    subdomain: string,
+    subscriptionId: number,
+    parsed: readonly ParsedAllocation[],
+    uniquenessToken: string | null | undefined,
+    key: string,
+  ): Promise<{ effects: AllocationEffect[]; prepared: PreparedPayment | undefined }> {
+    return runCommand(this.#deps, async (ctx) => {
+      const scope = await loadScope(ctx.tx, subdomain, subscriptionId);
+      await claimUniquenessToken(ctx, scope.site.id, uniquenessToken);
+      // Version-checked: two concurrent changes of one subscription cannot both read the same
+      // previous allocation, and a renewal running meanwhile makes one of them retry.
+      const subscription = await ctx.tx.subscriptions.updateAtVersion(
+        scope.site.id,
+        subscriptionId,
+        scope.subscription.version,
+        { updatedAt: ctx.now },
+      );
+      if (!subscription)
+        throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+      const current: SubscriptionScope = { ...scope, subscription };
+      const effects: AllocationEffect[] = [];
+      let collectable = 0;
+      const memos: string[] = [];
+      for (const entry of parsed) {
+        const plan = await planAllocation(ctx.tx, current, entry, ctx.now);
+        effects.push(await writeAllocation(ctx, current, plan));
+        if (!plan.accrueCharge && plan.change.chargeInCents > 0) {
+          collectable += plan.change.chargeInCents;
+          memos.push(chargeMemo(plan));
+        }
+      }
+      if (collectable === 0 || subscription.state === 'unpaid' || subscription.paymentProfileId === null) {
+        return { effects, prepared: undefined };
+      }
+      // Collect what the balance still owes of the charge: existing credit pays for it first.
+      const balance = await ctx.tx.ledger.balance(scope.site.id, subscriptionId);
+      const amount = Math.min(collectable, Math.max(0, balance));
+      const profile = await ctx.tx.customers.findPaymentProfile(scope.site.id, subscription.paymentProfileId);
+      if (amount === 0 || !profile) return { effects, prepared: undefined };
+      const attempt = await ctx.tx.payments.insert({
+        siteId: scope.site.id,
+        subscriptionId,
+        customerId: subscription.customerId,
+        idempotencyKey: key,
+        amountInCents: amount,
+        currency: scope.site.currency,
+        purpose: 'allocation',
+        status: 'pending',
+        gatewayTransactionId: null,
+        message: null,
+        transactionId: null,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      });
+      const componentIds = new Set(parsed.map((p) => p.componentId));
+      return {
+        effects,
+        prepared: {
+          site: scope.site,
+          attempt,
+          profile,
+          memo: memos.join('; '),
+          componentId: componentIds.size === 1 ? parsed[0]!.componentId : null,
+        },
+      };
+    });
+  }
+
+  /** Steps 2 and 3: the gateway call outside any transaction, then its outcome committed once. */
+  async #collect(prepared: PreparedPayment): Promise<AllocationPayment> {
+    const { site, attempt } = prepared;
+    let result: ChargeResult = await chargeAttempt(this.#deps.gateway, attempt, prepared.profile, prepared.memo);
+    if (result.outcome === 'unknown') {
+      // One look by key before giving up: a lost answer to a charge that went through is common.
+      try {
+        result = (await this.#deps.gateway.lookup(attempt.idempotencyKey)) ?? result;
+      } catch {
+        // Still unknown: the attempt stays open for reconciliation by key.
+      }
+    }
+    const settled = result;
+    return runCommand(this.#deps, async (ctx) => {
+      const stored = await ctx.tx.payments.findByKey(site.id, attempt.idempotencyKey);
+      if (!stored) throw new BillingError('internal', `Payment attempt ${attempt.idempotencyKey} vanished.`);
+      if (stored.status !== 'pending' && stored.status !== 'unknown') {
+        // Settled by someone else first (a reconciliation): report what they committed.
+        const payment =
+          stored.transactionId === null ? undefined : await ctx.tx.ledger.findById(site.id, stored.transactionId);
+        return describeSettled(stored, payment ?? null);
+      }
+      const subscription = await loadSubscription(ctx.tx, site.id, attempt.subscriptionId!);
+      if (settled.outcome === 'success') {
+        const [payment] = await ctx.tx.ledger.append([
+          {
+            ...line(
+              subscription,
+              'payment',
+              'component_proration',
+              attempt.amountInCents,
+              `Payment for: ${prepared.memo}`,
+              ctx.now,
+              {
+                success: true,
+                gatewayTransactionId: settled.transactionId,
+              },
+            ),
+            componentId: prepared.componentId,
+          },
+        ]);
+        const updated = await ctx.tx.payments.update(site.id, attempt.id, {
+          status: 'succeeded',
+          gatewayTransactionId: settled.transactionId,
+          transactionId: payment!.id,
+          updatedAt: ctx.now,
+        });
+        recordPayment(ctx, subscription, payment!, true);
+        return describeSettled(updated ?? stored, payment!);
+      }
+      const status: PaymentAttemptStatus =
+        settled.outcome === 'declined' ? 'declined' : settled.outcome === 'error' ? 'failed' : 'unknown';
+      const updated = await ctx.tx.payments.update(site.id, attempt.id, {
+        status,
+        message: settled.message,
+        updatedAt: ctx.now,
+      });
+      if (status !== 'unknown') {
+        ctx.record({
+          siteId: site.id,
+          key: 'payment_failure',
+          subjectType: 'subscription',
+          subjectId: subscription.id,
+          payload: {
+            subscription: { id: subscription.id, state: subscription.state },
+            payment_attempt: { id: attempt.id, amount_in_cents: attempt.amountInCents, memo: prepared.memo },
+            message: settled.message,
+          },
+        });
+      }
+      return describeSettled(updated ?? stored, null);
+    });
+  }
+}
+
+/** Checks every entry's input without storage; all problems at once, in the allocation object shape. */
+function parseAllocations(entries: readonly BulkAllocationInput[]): ParsedAllocation[] {
+  const problems: BillingErrorDetail[] = [];
+  const parsed: ParsedAllocation[] = [];
+  for (const entry of entries) {
+    const componentId = entry?.componentId;
+    if (typeof componentId !== 'number' || !Number.isSafeInteger(componentId) || componentId < 1) {
+      throw invalid('Component: cannot be blank.', 'component_id');
+    }
+    const before = problems.length;
+    const quantity = captureAllocation(componentId, 'quantity', problems, () =>
+      readQuantity(entry.quantity, 'Quantity', 'quantity'),
+    );
+    const memo = captureAllocation(componentId, 'memo', problems, () => readMemo(entry.memo));
+    const upgrade = mode(entry.upgradeCharge, 'Upgrade charge', 'upgrade_charge', componentId, problems);
+    const downgrade = mode(entry.downgradeCredit, 'Downgrade credit', 'downgrade_credit', componentId, problems);
+    if (entry.accrueCharge !== undefined && typeof entry.accrueCharge !== 'boolean') {
+      problems.push(allocationProblem(componentId, 'accrue_charge', 'Accrue charge: must be true or false.'));
+    }
+    const classicUp =
+      entry.prorationUpgradeScheme === undefined
+        ? undefined
+        : captureAllocation(componentId, 'proration_upgrade_scheme', problems, () =>
+            upgradeScheme(String(entry.prorationUpgradeScheme)),
+          );
+    const classicDown =
+      entry.prorationDowngradeScheme === undefined
+        ? undefined
+        : captureAllocation(componentId, 'proration_downgrade_scheme', problems, () =>
+            downgradeScheme(String(entry.prorationDowngradeScheme)),
+          );
+    if (problems.length > before) continue;
+    parsed.push({
+      componentId,
+      quantity: quantity!,
+      memo: memo ?? null,
+      upgradeCharge: upgrade ?? classicUp?.upgradeCharge ?? 'prorated',
+      downgradeCredit: downgrade ?? classicDown ?? 'prorated',
+      accrueCharge: entry.accrueCharge ?? classicUp?.accrueCharge ?? false,
+    });
+  }
+  if (problems.length > 0) throw allocationError(problems);
+  return parsed;
+}
+
+function mode(
+  value: unknown,
+  label: string,
+  on: string,
+  componentId: number,
+  problems: BillingErrorDetail[],
+): ProrationMode | undefined {
+  if (value === undefined) return undefined;
+  if (PRORATION_MODES.includes(value as ProrationMode)) return value as ProrationMode;
+  problems.push(allocationProblem(componentId, on, `${label}: must be one of full, prorated or none.`));
+  return undefined;
+}
+
+/** An optional memo, trimmed; null when absent or blank. */
+function readMemo(memo: unknown): string | null {
+  if (memo === undefined || memo === null) return null;
+  if (typeof memo !== 'string') throw invalid('Memo: must be text.', 'memo');
+  return memo.trim() === '' ? null : memo.trim();
+}
+
+/** The site, a live subscription of it and its product; `not_found` / `validation` otherwise. */
+async function loadScope(
+  tx: StorageTransaction,
+  subdomain: string,
+  subscriptionId: number,
+): Promise<SubscriptionScope> {
+  const site = await loadSite(tx, subdomain);
+  const subscription = await loadSubscription(tx, site.id, subscriptionId);
+  if (!LIVE_STATES.includes(subscription.state)) throw invalid(NOT_ELIGIBLE);
+  const product = await tx.catalog.findProduct(site.id, subscription.productId);
+  const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  if (!product || !version) {
+    throw new BillingError('storage', `Subscription ${subscriptionId} refers to a missing product version.`);
+  }
+  return { site, subscription, product, productName: version.terms.name };
+}
+
+/** A component of the subscription's product family; `not_found` for any other (no reaching across families). */
+async function familyComponent(
+  tx: StorageTransaction,
+  scope: SubscriptionScope,
+  componentId: number,
+): Promise<ComponentRecord> {
+  const component = await tx.components.findById(scope.site.id, componentId);
+  if (!component || component.familyId !== scope.product.familyId) throw notFound('Component', componentId);
+  return component;
+}
+
+/**
+ * Works out one change against storage without writing: the component (of the product's family,
+ * quantity-based or on/off), the pinned version (the current one for a component the subscription
+ * does not have yet, which must then not be archived), the costs before and after, and the charge
+ * or credit. A period that was not charged in advance (a trial, or the free period before an
+ * import's first billing, index -1) gives neither: there is nothing paid to top up or refund.
+ */
+async function planAllocation(
+  tx: StorageTransaction,
+  scope: SubscriptionScope,
+  entry: ParsedAllocation,
+  now: Date,
+): Promise<AllocationPlan> {
+  const { site, subscription } = scope;
+  const component = await familyComponent(tx, scope, entry.componentId);
+  const problems: BillingErrorDetail[] = [];
+  if (component.kind === 'metered_component') {
+    problems.push(
+      allocationProblem(
+        component.id,
+        'component_id',
+        'Component: allocations are only for quantity-based and on/off components; record usage instead.',
+      ),
+    );
+  } else if (component.kind === 'on_off_component' && entry.quantity > 1) {
+    problems.push(allocationProblem(component.id, 'quantity', ON_OFF_MESSAGE));
+  }
+  const existing = await tx.subscriptionComponents.find(site.id, subscription.id, component.id);
+  if (!existing && component.archivedAt !== null) {
+    problems.push(allocationProblem(component.id, 'component_id', `Component: '${component.id}' has been archived.`));
+  }
+  if (problems.length > 0) throw allocationError(problems);
+  const pinned = existing?.componentVersion ?? component.currentVersion;
+  const { version } = await loadComponentVersion(tx, site.id, component.id, pinned);
+  const previousQuantity = existing?.allocatedQuantity ?? 0;
+  const previousCost = captureAllocation(component.id, 'quantity', problems, () =>
+    componentPrice(version.pricing, previousQuantity, site.currency),
+  );
+  const newCost = captureAllocation(component.id, 'quantity', problems, () =>
+    componentPrice(version.pricing, entry.quantity, site.currency),
+  );
+  if (problems.length > 0) throw allocationError(problems);
+  const billed = subscription.state !== 'trialing' && subscription.periodIndex >= 0;
+  const change = allocationChange({
+    previousCostInCents: previousCost!,
+    newCostInCents: newCost!,
+    periodStart: subscription.currentPeriodStartedAt,
+    periodEnd: subscription.currentPeriodEndsAt,
+    at: now,
+    upgradeCharge: billed ? entry.upgradeCharge : 'none',
+    downgradeCredit: billed ? entry.downgradeCredit : 'none',
+  });
+  return { ...entry, component, version, existing, previousQuantity, change };
+}
+
+/** Writes one planned change: the row, its history, its charge or credit line and its event. */
+async function writeAllocation(
+  ctx: CommandContext,
+  scope: SubscriptionScope,
+  plan: AllocationPlan,
+): Promise<AllocationEffect> {
+  const { site, subscription } = scope;
+  const subscriptionComponent = await ctx.tx.subscriptionComponents.upsert(
+    componentRow(
+      subscription,
+      plan.component.id,
+      {
+        componentVersion: plan.version.version,
+        allocatedQuantity: plan.quantity,
+        unitBalance: plan.existing?.unitBalance ?? 0,
+      },
+      plan.existing?.createdAt ?? ctx.now,
+      ctx.now,
+    ),
+  );
+  const allocation = await ctx.tx.subscriptionComponents.insertAllocation({
+    siteId: site.id,
+    subscriptionId: subscription.id,
+    componentId: plan.component.id,
+    previousQuantity: plan.previousQuantity,
+    quantity: plan.quantity,
+    memo: plan.memo,
+    upgradeCharge: plan.upgradeCharge,
+    downgradeCredit: plan.downgradeCredit,
+    accrueCharge: plan.accrueCharge,
+    createdAt: ctx.now,
+  });
+  let ledgerLine: NewTransaction | undefined;
+  const extra = { periodIndex: subscription.periodIndex };
+  if (plan.change.chargeInCents > 0) {
+    ledgerLine = line(
+      subscription,
+      'charge',
+      plan.component.kind,
+      plan.change.chargeInCents,
+      chargeMemo(plan),
+      ctx.now,
+      extra,
+    );
+  } else if (plan.change.creditInCents > 0) {
+    // Credits carry a negative amount, as the service shows them (reference T2).
+    ledgerLine = line(
+      subscription,
+      'credit',
+      plan.component.kind,
+      -plan.change.creditInCents,
+      chargeMemo(plan),
+      ctx.now,
+      extra,
+    );
+  }
+  const [written] = ledgerLine ? await ctx.tx.ledger.append([{ ...ledgerLine, componentId: plan.component.id }]) : [];
+  ctx.record({
+    siteId: site.id,
+    key: 'component_allocation_change',
+    subjectType: 'subscription',
+    subjectId: subscription.id,
+    payload: {
+      ...componentEventSubject(plan.component, subscription, scope.product, scope.productName),
+      previous_allocation: plan.previousQuantity,
+      new_allocation: plan.quantity,
+      memo: plan.memo,
+      timestamp: eventTimestamp(ctx.now),
+    },
+  });
+  return {
+    allocation,
+    subscriptionComponent,
+    direction: plan.change.direction,
+    chargeInCents: plan.change.chargeInCents,
+    creditInCents: plan.change.creditInCents,
+    line: written ?? null,
+  };
+}
+
+/** The memo of a change's ledger line: the caller's memo, or what changed and how it was priced. */
+function chargeMemo(plan: AllocationPlan): string {
+  if (plan.memo !== null) return plan.memo;
+  const how = plan.change.direction === 'upgrade' ? plan.upgradeCharge : plan.downgradeCredit;
+  const unit = plan.component.kind === 'on_off_component' ? '' : ` ${plan.component.unitName}`;
+  return `${plan.component.name}: ${plan.previousQuantity} to ${plan.quantity}${unit} (${how})`;
+}
+
+function describeSettled(attempt: PaymentAttemptRecord, transaction: TransactionRecord | null): AllocationPayment {
+  return {
+    attemptId: attempt.id,
+    amountInCents: attempt.amountInCents,
+    status: attempt.status,
+    transaction,
+    message: attempt.message,
+  };
+}

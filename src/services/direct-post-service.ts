@@ -1,0 +1,805 @@
+import {
+  assertNonce,
+  constantTimeEqual,
+  directResponseSignature,
+  type FormParams,
+  type FormValue,
+  generateNonce,
+  mergeSecureParams,
+  parseDirectTimestamp,
+  parseSecureData,
+  sha256Hex,
+  verifyDirectRequestSignature,
+} from '../domain/signing/index.js';
+import { BillingError, ERROR_TABLE, invalid, notFound, ValidationCollector } from '../errors.js';
+import type {
+  AddressFields,
+  DirectCallRecord,
+  DirectCredentialRecord,
+  SiteRecord,
+  StorageTransaction,
+} from '../ports/storage.js';
+import { creditCardJson } from '../wire/serialize-credit-card.js';
+import { customerJson } from '../wire/serialize-customer.js';
+import { productJson } from '../wire/serialize-product.js';
+import { subscriptionJson } from '../wire/serialize-subscription.js';
+import type { WireContext } from '../wire/wire-context.js';
+import type { CustomerInput } from './customer-service.js';
+import { SiteService, unauthorized } from './site-service.js';
+import type {
+  CreateSubscriptionInput,
+  CreditCardInput,
+  SubscriptionDeps,
+  SubscriptionService,
+  SubscriptionView,
+} from './subscription-service.js';
+
+/**
+ * One direct post as the binding read it. `params` is the whole body parsed with bracket nesting
+ * (`signup[customer][email]` nests), `secure[...]` included. `rawSecureData` is the `secure[data]`
+ * value exactly as posted (form-decoded once, never re-serialised): the request signature covers
+ * that string, and re-encoding the parsed form would change key order or escaping. When it is left
+ * out, `params.secure.data` is used.
+ */
+export interface DirectPostForm {
+  readonly params: FormParams;
+  readonly rawSecureData?: string | undefined;
+}
+
+/** HTTP Basic credentials of a server-to-server direct call: the direct `api_id` and `api_password`. */
+export interface DirectBasicCredentials {
+  readonly apiId: string;
+  readonly password: string;
+}
+
+/**
+ * How a signup arrived. `form`: a browser post authenticated by the `secure[...]` signature and
+ * answered by a redirect. `json`: a server-to-server call authenticated by HTTP Basic (`basic`) and
+ * answered with the call's JSON instead of a redirect (reference §1.1).
+ */
+export interface DirectPostOptions {
+  readonly contentType: 'form' | 'json';
+  readonly basic?: DirectBasicCredentials | undefined;
+}
+
+/**
+ * What a direct post produced. `call` is the stored record (its `response` is the body a JSON
+ * caller gets). `redirect` is where the browser goes, with the seven signed response parameters;
+ * it is absent for JSON calls and whenever no trusted `redirect_uri` is known (a post whose
+ * signature failed and whose credential has no registered default, or a post without any
+ * `redirect_uri`): the binding then answers `call.response` with HTTP status `statusCode`. `error`
+ * is the failure behind a non-success outcome, so a binding can log the unexpected ones.
+ */
+export interface DirectPostResult {
+  readonly call: DirectCallRecord;
+  readonly redirect?: URL;
+  /** The HTTP status the main API would give for the same outcome (`200` on success). */
+  readonly statusCode: number;
+  /** The direct `result_code` (spec §7): `2000` on success. */
+  readonly resultCode: string;
+  readonly error?: unknown;
+}
+
+/** One error of a call's result, as the service writes it (reference §1.6). */
+export interface DirectCallError {
+  readonly attribute: string;
+  readonly message: string;
+}
+
+/** `result` (and its duplicate `meta`) of a call's response. Codes are strings, as in the service's JSON. */
+export interface DirectCallResult {
+  readonly status_code: string;
+  readonly result_code: string;
+  readonly errors: readonly DirectCallError[];
+}
+
+/** The call record as `GET /api/v2/calls/{id}` returns it (reference §1.6). */
+export interface DirectCallJson {
+  readonly id: string;
+  readonly api_id: string;
+  /** Integer seconds, as the service writes it at the top level (the request copy keeps the string). */
+  readonly timestamp: number | null;
+  readonly nonce: string | null;
+  readonly success: boolean;
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly response: Readonly<Record<string, unknown>>;
+}
+
+/** The direct `result_code` of a success. */
+export const DIRECT_SUCCESS_RESULT_CODE = '2000';
+
+/** The idempotency scope under which `(api_id, timestamp, nonce)` triples are claimed. */
+export const DIRECT_NONCE_SCOPE = 'direct_nonce';
+
+// Cardholder data never reaches a call record (DESIGN §3 Secrets): these keys are blanked to "" at
+// any depth of the stored request, in the parsed params and inside the raw `secure[data]` string.
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
+  'card_number',
+  'full_number',
+  'cvv',
+  'expiration_month',
+  'expiration_year',
+  'bank_account_number',
+  'bank_routing_number',
+]);
+
+const INTERNAL_MESSAGE = 'An error occurred while processing the request.';
+
+/** What was established about a post before its operation runs. */
+interface Authenticated {
+  readonly credential: DirectCredentialRecord;
+  readonly site: SiteRecord;
+  /** Reflected or generated; what the response is signed over. */
+  readonly timestamp: string;
+  readonly nonce: string;
+  /** The blanked request to store. */
+  readonly request: FormParams;
+  /** The trusted place to send the browser, if any. */
+  readonly redirectTo: URL | undefined;
+}
+
+/** A post that authenticated and passed the replay rules: its effective params and secure data. */
+interface Admitted extends Authenticated {
+  readonly params: FormParams;
+  readonly secure: FormParams;
+}
+
+type Outcome =
+  | { readonly ok: true; readonly body: Readonly<Record<string, unknown>> }
+  | { readonly ok: false; readonly error: unknown };
+
+/**
+ * The signed direct-post interface (spec §4 direct post, §5, §7; reference §1): signups and card
+ * updates posted by a browser form (or, for signups, by a server with HTTP Basic), each recorded as
+ * a call and answered with a signed redirect, and the call read-back. Signups go through the same
+ * {@link SubscriptionService.create} command as the main API, card updates through
+ * {@link SubscriptionService.updateCard}. Every outcome of a post whose `api_id` names a site is
+ * recorded as a call, auth failures included; a post with an unknown `api_id` cannot belong to any
+ * site, so it is refused with `unauthorized` and leaves no call.
+ */
+export class DirectPostService {
+  readonly #deps: SubscriptionDeps;
+  readonly #subscriptions: SubscriptionService;
+  readonly #sites: SiteService;
+
+  constructor(deps: SubscriptionDeps, subscriptions: SubscriptionService) {
+    this.#deps = deps;
+    this.#subscriptions = subscriptions;
+    this.#sites = new SiteService(deps);
+  }
+
+  /**
+   * `POST /api/v2/signups`: creates a customer, payment profile and subscription from `signup[...]`
+   * (secure data overriding normal fields), records the call and returns where to redirect. A form
+   * post without `secure[timestamp]` or `secure[nonce]` gets generated ones, reflected in the
+   * redirect; a repeated `(api_id, timestamp, nonce)` is refused with 4221 (only when both were sent).
+   * Throws `unauthorized` only when the `api_id` (or Basic user) matches no active credential.
+   */
+  async signup(form: DirectPostForm, options: DirectPostOptions): Promise<DirectPostResult> {
+    if (options.contentType === 'json') return this.#jsonSignup(form, options.basic);
+    const admitted = await this.#admit(form, 'signup');
+    if (!admitted.ok) return admitted.result;
+    const post = admitted.post;
+    const outcome = await this.#attempt(async () => {
+      const input = signupInput(post.params.signup);
+      const view = await this.#subscriptions.create(post.site.subdomain, input);
+      return { signup: await this.#signupBody(post.site, view) };
+    });
+    return this.#finish(post, outcome, signupAttribute);
+  }
+
+  /**
+   * `POST /api/v2/subscriptions/{id}/card_update`: replaces the subscription's card from
+   * `payment_profile[...]`. The nonce is required (4011 without it), and `subscription_id` must be in
+   * the signed secure data and equal the path's id, so a signed form cannot be replayed against
+   * another subscription. Throws `unauthorized` only for an unknown `api_id`.
+   */
+  async cardUpdate(subscriptionId: string | number, form: DirectPostForm): Promise<DirectPostResult> {
+    const admitted = await this.#admit(form, 'card_update');
+    if (!admitted.ok) return admitted.result;
+    const post = admitted.post;
+    const outcome = await this.#attempt(async () => {
+      const id = cardUpdateTarget(String(subscriptionId), post.secure.subscription_id);
+      const view = await this.#subscriptions.updateCard(post.site.subdomain, id, cardUpdateInput(post.params));
+      return await this.#cardUpdateBody(post.site, view);
+    });
+    return this.#finish(post, outcome, cardUpdateAttribute);
+  }
+
+  /**
+   * `GET /api/v2/calls/{id}`: a call of the site the direct credentials belong to. Throws
+   * `unauthorized` for a wrong `api_id` or password and `not_found` for an id that is not a call of
+   * that site (another site's call included, so its existence is not revealed).
+   */
+  async readCall(apiId: string, password: string, callId: string): Promise<DirectCallRecord> {
+    const { site } = await this.#sites.authenticateDirect(apiId, password);
+    const call = /^[0-9a-f]{40}$/i.test(callId)
+      ? await this.#deps.storage.transaction((tx) => tx.directCalls.findById(site.id, callId.toLowerCase()))
+      : undefined;
+    if (call === undefined) throw notFound('Call', callId);
+    return call;
+  }
+
+  async #jsonSignup(form: DirectPostForm, basic: DirectBasicCredentials | undefined): Promise<DirectPostResult> {
+    const known = await this.#credential(basic?.apiId);
+    const now = this.#deps.clock.now();
+    const post: Authenticated = {
+      ...known,
+      timestamp: String(Math.floor(now.getTime() / 1000)),
+      nonce: generateNonce(),
+      request: redactParams(form.params),
+      redirectTo: undefined,
+    };
+    // The same comparison as every other Basic check, so a wrong password is indistinguishable by time.
+    const presented = sha256Hex(typeof basic?.password === 'string' ? basic.password : '');
+    if (!constantTimeEqual(presented, known.credential.apiPasswordHash)) {
+      return this.#finish(post, { ok: false, error: unauthorized() }, signupAttribute);
+    }
+    const outcome = await this.#attempt(async () => {
+      const view = await this.#subscriptions.create(known.site.subdomain, signupInput(form.params.signup));
+      return { signup: await this.#signupBody(known.site, view) };
+    });
+    return this.#finish(post, outcome, signupAttribute);
+  }
+
+  /**
+   * Authenticates a form post and applies the replay rules, in the order that lets each failure be
+   * reported as far as it can be trusted: signature (4001, redirect only to a registered default),
+   * nonce presence on card updates (4011), format of timestamp and nonce and the redirect target
+   * (4220), then the atomic duplicate claim (4221).
+   */
+  async #admit(
+    form: DirectPostForm,
+    kind: 'signup' | 'card_update',
+  ): Promise<{ ok: true; post: Admitted } | { ok: false; result: DirectPostResult }> {
+    const secure = asParams(form.params.secure);
+    const known = await this.#credential(secure.api_id);
+    const data = form.rawSecureData ?? secure.data;
+    const timestampRaw = secure.timestamp;
+    const nonceRaw = secure.nonce;
+    const now = this.#deps.clock.now();
+    const given = (value: FormValue | undefined): value is string => typeof value === 'string' && value !== '';
+    const timestampGiven = given(timestampRaw);
+    const nonceGiven = given(nonceRaw);
+    const timestamp = timestampGiven ? timestampRaw : String(Math.floor(now.getTime() / 1000));
+    // A card update without a nonce is refused, so nothing is generated for it: the response
+    // reflects the empty nonce the request was signed with.
+    const nonce = nonceGiven ? nonceRaw : kind === 'signup' ? generateNonce() : '';
+    const base = {
+      ...known,
+      timestamp,
+      nonce,
+      request: redactRequest(form.params, typeof data === 'string' ? data : undefined),
+    };
+    const fallback = redirectTarget(known.credential.defaultRedirectUri);
+    const textOrAbsent = (value: FormValue | undefined) => value === undefined || typeof value === 'string';
+    const signed =
+      textOrAbsent(timestampRaw) &&
+      textOrAbsent(nonceRaw) &&
+      textOrAbsent(data) &&
+      verifyDirectRequestSignature(
+        {
+          apiId: known.credential.apiId,
+          timestamp: timestampRaw as string | undefined,
+          nonce: nonceRaw as string | undefined,
+          data: data as string | undefined,
+        },
+        known.credential.apiSecret,
+        secure.signature,
+      );
+    if (!signed) {
+      // The redirect_uri in unverified data is attacker-controlled; only the registered default is trusted.
+      const error = new BillingError('unauthorized', 'Signature: does not match the request.', {
+        details: [{ message: 'Signature: does not match the request.', attribute: 'signature' }],
+      });
+      return { ok: false, result: await this.#finish({ ...base, redirectTo: redirectTarget(parseSecureData(String(data)).redirect_uri).url }, { ok: false, error }) };
+    }
+    const secureParams = typeof data === 'string' ? parseSecureData(data) : {};
+    const requested = secureParams.redirect_uri;
+    const target = requested === undefined ? fallback : redirectTarget(requested);
+    const post: Admitted = {
+      ...base,
+      redirectTo: target.url,
+      secure: secureParams,
+      params: mergeSecureParams(withoutSecure(form.params), secureParams),
+    };
+    if (kind === 'card_update' && !nonceGiven) {
+      const error = new BillingError('nonce_missing', 'Nonce: is required for a card update.', {
+        details: [{ message: 'Nonce: is required for a card update.', attribute: 'nonce' }],
+      });
+      return { ok: false, result: await this.#finish(post, { ok: false, error }) };
+    }
+    const errors = new ValidationCollector();
+    const seconds = timestampGiven ? errors.capture(() => parseDirectTimestamp(timestampRaw)) : undefined;
+    if (nonceGiven) errors.capture(() => assertNonce(nonceRaw));
+    if (target.problem !== undefined) errors.add(target.problem, 'redirect_uri');
+    if (!errors.ok) {
+      return { ok: false, result: await this.#finish(post, { ok: false, error: collected(errors) }) };
+    }
+    // Duplicates are refused only for a sent timestamp and nonce (spec §5 rule 5). The claim is its
+    // own committed transaction, before any work, so a post's nonce is spent whatever its outcome
+    // and two racing copies cannot both pass: the port makes exactly one claim succeed.
+    if (seconds !== undefined && nonceGiven) {
+      const key = `${known.credential.apiId}|${seconds}|${nonceRaw}`;
+      const claimed = await this.#deps.storage.transaction((tx) =>
+        tx.idempotency.claim(known.site.id, DIRECT_NONCE_SCOPE, key, now, null),
+      );
+      if (!claimed) {
+        const error = new BillingError(
+          'duplicate_submission',
+          'Request: has already been submitted with this timestamp and nonce.',
+          {
+            details: [
+              { message: 'Request: has already been submitted with this timestamp and nonce.', attribute: 'nonce' },
+            ],
+          },
+        );
+        return { ok: false, result: await this.#finish(post, { ok: false, error }) };
+      }
+    }
+    return { ok: true, post };
+  }
+
+  /** The active credential for an api_id and its site; `unauthorized` (and no call) when there is none. */
+  async #credential(apiId: FormValue | undefined): Promise<{ credential: DirectCredentialRecord; site: SiteRecord }> {
+    if (typeof apiId !== 'string' || apiId === '') throw unauthorized();
+    const found = await this.#deps.storage.transaction(async (tx) => {
+      const credential = await tx.credentials.findDirectByApiId(apiId);
+      const site = credential === undefined ? undefined : await tx.sites.findById(credential.siteId);
+      return credential && site ? { credential, site } : undefined;
+    });
+    if (found === undefined) throw unauthorized();
+    return found;
+  }
+
+  async #attempt(work: () => Promise<Readonly<Record<string, unknown>>>): Promise<Outcome> {
+    try {
+      return { ok: true, body: await work() };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  /** Records the call of an outcome and builds the signed redirect. */
+  async #finish(
+    post: Authenticated,
+    outcome: Outcome,
+    attributeOf: (attribute: string) => string = (attribute) => attribute,
+  ): Promise<DirectPostResult> {
+    const { statusCode, resultCode, errors } = outcome.ok
+      ? { statusCode: 200, resultCode: DIRECT_SUCCESS_RESULT_CODE, errors: [] }
+      : failureOf(outcome.error, attributeOf);
+    const result: DirectCallResult = { status_code: String(statusCode), result_code: resultCode, errors };
+    const response = { result, meta: { ...result }, ...(outcome.ok ? outcome.body : {}) };
+    const call = await this.#deps.storage.transaction((tx) =>
+      tx.directCalls.insert({
+        id: generateNonce(),
+        siteId: post.site.id,
+        apiId: post.credential.apiId,
+        nonce: post.nonce === '' ? null : post.nonce,
+        timestamp: post.timestamp,
+        success: outcome.ok,
+        request: post.request,
+        response,
+        createdAt: this.#deps.clock.now(),
+      }),
+    );
+    const redirect = post.redirectTo === undefined ? undefined : signedRedirect(post, call.id, statusCode, resultCode);
+    return {
+      call,
+      ...(redirect === undefined ? {} : { redirect }),
+      statusCode,
+      resultCode,
+      ...(outcome.ok ? {} : { error: outcome.error }),
+    };
+  }
+
+  async #signupBody(site: SiteRecord, view: SubscriptionView): Promise<Record<string, unknown>> {
+    const family = await this.#deps.storage.transaction((tx) => familyOf(tx, site.id, view));
+    const context = wireContextOf(site);
+    // next_billing_manifest (reference §1.6) is left out: it needs the renewal's coupon and
+    // component lines, which no read model computes yet, and a baseline-only guess would misstate it.
+    return {
+      product: productJson(view.product, context, family),
+      customer: customerJson(view.customer, context),
+      payment_profile: view.paymentProfile === null ? null : creditCardJson(view.paymentProfile),
+      subscription: subscriptionJson(view, context, family),
+    };
+  }
+
+  async #cardUpdateBody(site: SiteRecord, view: SubscriptionView): Promise<Record<string, unknown>> {
+    const family = await this.#deps.storage.transaction((tx) => familyOf(tx, site.id, view));
+    return {
+      payment_profile: view.paymentProfile === null ? null : creditCardJson(view.paymentProfile),
+      subscription: subscriptionJson(view, wireContextOf(site), family),
+    };
+  }
+}
+
+/**
+ * A call record as `GET /api/v2/calls/{id}` answers it: `{"call":{...}}` with the top-level
+ * timestamp as an integer (reference §1.6). The stored request already has card data blanked.
+ */
+export function directCallJson(call: DirectCallRecord): { call: DirectCallJson } {
+  const seconds = call.timestamp === null ? null : Number(call.timestamp);
+  return {
+    call: {
+      id: call.id,
+      api_id: call.apiId,
+      timestamp: seconds !== null && Number.isSafeInteger(seconds) ? seconds : null,
+      nonce: call.nonce,
+      success: call.success,
+      request: call.request,
+      response: call.response,
+    },
+  };
+}
+
+/**
+ * Reads a form-encoded direct post (`application/x-www-form-urlencoded` body text): the whole body
+ * parsed with bracket nesting by qs, with the limits of {@link parseSecureData}, and the
+ * `secure[data]` value taken separately as the exact form-decoded string the browser sent, which is
+ * what the signature covers. A repeated `secure[data]` gives no raw string (it parses as a list,
+ * which never verifies).
+ */
+export function parseDirectForm(body: string): DirectPostForm {
+  const raw = new URLSearchParams(body).getAll('secure[data]');
+  return { params: parseSecureData(body), rawSecureData: raw.length === 1 ? raw[0] : undefined };
+}
+
+/**
+ * Converts a JSON request body into {@link FormParams}, the shape a form post parses to, so that a
+ * server-to-server JSON signup runs through the same field reading as a form: numbers and booleans
+ * become their text, `null` becomes `""`, lists and objects nest. Anything that is not an object
+ * gives `{}`.
+ */
+export function formParamsFromJson(value: unknown): FormParams {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const out: Record<string, FormValue> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '__proto__') continue;
+    out[key] = formValueFromJson(item);
+  }
+  return out;
+}
+
+function formValueFromJson(value: unknown): FormValue {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(formValueFromJson);
+  if (typeof value === 'object') return formParamsFromJson(value);
+  return String(value);
+}
+
+function asParams(value: FormValue | undefined): FormParams {
+  return typeof value === 'object' && !Array.isArray(value) ? (value as FormParams) : {};
+}
+
+function withoutSecure(params: FormParams): FormParams {
+  const { secure: _secure, ...rest } = params;
+  return rest;
+}
+
+function collected(errors: ValidationCollector): BillingError {
+  try {
+    errors.throwIfAny();
+  } catch (error) {
+    return error as BillingError;
+  }
+  return new BillingError('internal', 'No validation error was collected.');
+}
+
+function redirectTarget(value: FormValue | null | undefined): { url?: URL; problem?: string } {
+  const missing = 'Redirect URI: must be given in secure data or registered as the default for the API user.';
+  if (value === null || value === undefined || value === '') return { problem: missing };
+  if (typeof value !== 'string') return { problem: 'Redirect URI: must be a single URL.' };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { problem: 'Redirect URI: must be an absolute http or https URL.' };
+  }
+  // Anything but http(s) (javascript:, data:) would turn the redirect into script execution.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { problem: 'Redirect URI: must be an absolute http or https URL.' };
+  }
+  return { url };
+}
+
+function signedRedirect(post: Authenticated, callId: string, statusCode: number, resultCode: string): URL {
+  const url = new URL(post.redirectTo!.href);
+  const apiId = post.credential.apiId;
+  const signature = directResponseSignature(
+    { apiId, timestamp: post.timestamp, nonce: post.nonce, statusCode, resultCode, callId },
+    post.credential.apiSecret,
+  );
+  const pairs: [string, string][] = [
+    ['api_id', apiId],
+    ['timestamp', post.timestamp],
+    ['nonce', post.nonce],
+    ['status_code', String(statusCode)],
+    ['result_code', resultCode],
+    ['call_id', callId],
+    ['signature', signature],
+  ];
+  for (const [name, value] of pairs) url.searchParams.set(name, value);
+  return url;
+}
+
+function failureOf(
+  error: unknown,
+  attributeOf: (attribute: string) => string,
+): { statusCode: number; resultCode: string; errors: DirectCallError[] } {
+  if (!(error instanceof BillingError)) {
+    return { ...codesOf('internal'), errors: [{ attribute: 'base', message: INTERNAL_MESSAGE }] };
+  }
+  const codes = codesOf(error.code);
+  // A 5xx message may carry driver details; only the generic text is stored and shown.
+  if (codes.statusCode >= 500) return { ...codes, errors: [{ attribute: 'base', message: INTERNAL_MESSAGE }] };
+  return {
+    ...codes,
+    errors: error.details.map((detail) => ({
+      attribute: detail.attribute === undefined ? 'base' : attributeOf(detail.attribute),
+      message: detail.message,
+    })),
+  };
+}
+
+function codesOf(code: keyof typeof ERROR_TABLE): { statusCode: number; resultCode: string } {
+  const mapping = ERROR_TABLE[code];
+  return { statusCode: mapping.httpStatus, resultCode: mapping.resultCode };
+}
+
+/** Engine attribute names (main-API wording) in the direct form's wording: `payment_profile.card_number`. */
+function signupAttribute(attribute: string): string {
+  if (attribute === 'product_handle') return 'product.handle';
+  if (attribute === 'product_id') return 'product.id';
+  if (attribute === 'customer_id') return 'customer.id';
+  return cardUpdateAttribute(attribute);
+}
+
+function cardUpdateAttribute(attribute: string): string {
+  if (attribute === 'credit_card.full_number' || attribute === 'payment_profile.full_number') {
+    return 'payment_profile.card_number';
+  }
+  if (attribute === 'credit_card') return 'payment_profile';
+  if (attribute.startsWith('credit_card.')) return `payment_profile.${attribute.slice('credit_card.'.length)}`;
+  return attribute;
+}
+
+function wireContextOf(site: SiteRecord): WireContext {
+  return { timeZone: site.timeZone, currency: site.currency, compat: 'spec' };
+}
+
+function familyOf(tx: StorageTransaction, siteId: number, view: SubscriptionView) {
+  return tx.catalog.findFamily(siteId, view.product.product.familyId);
+}
+
+/** The parsed params with every sensitive card field blanked, at any depth. */
+function redactParams(params: FormParams): FormParams {
+  const out: Record<string, FormValue> = {};
+  for (const [key, value] of Object.entries(params)) out[key] = SENSITIVE_KEYS.has(key) ? '' : redactValue(value);
+  return out;
+}
+
+function redactValue(value: FormValue): FormValue {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(redactValue);
+  return redactParams(value as FormParams);
+}
+
+/**
+ * The request to store: params blanked, and the raw `secure[data]` kept as submitted except that the
+ * value of any sensitive pair in it is emptied (a merchant could sign card fields into it).
+ */
+function redactRequest(params: FormParams, rawData: string | undefined): FormParams {
+  const redacted = redactParams(params);
+  if (rawData === undefined || redacted.secure === undefined) return redacted;
+  return { ...redacted, secure: { ...asParams(redacted.secure), data: redactFormString(rawData) } };
+}
+
+function redactFormString(text: string): string {
+  return text
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawKey = equals === -1 ? pair : pair.slice(0, equals);
+      let key: string;
+      try {
+        key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+      } catch {
+        key = rawKey;
+      }
+      const last = /\[([^\]]*)\]$/.exec(key)?.[1] ?? key;
+      return SENSITIVE_KEYS.has(last) ? `${rawKey}=` : pair;
+    })
+    .join('&');
+}
+
+/** A text field of the form; `undefined` when absent, a validation problem when it is not text. */
+function text(value: FormValue | undefined, label: string, attribute: string, errors: ValidationCollector) {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  errors.add(`${label}: must be text.`, attribute);
+  return undefined;
+}
+
+function positiveId(value: string | undefined, label: string, attribute: string, errors: ValidationCollector) {
+  if (value === undefined || value === '') return undefined;
+  const id = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (Number.isSafeInteger(id) && id > 0) return id;
+  errors.add(`${label}: must be a positive whole number.`, attribute);
+  return undefined;
+}
+
+const ADDRESS_FIELDS: readonly [string, keyof AddressFields][] = [
+  ['address', 'address'],
+  ['address_2', 'address2'],
+  ['city', 'city'],
+  ['state', 'state'],
+  ['zip', 'zip'],
+  ['country', 'country'],
+];
+
+/**
+ * `signup[...]` (reference §1.6 signup fields) as the input of the main API's signup command:
+ * product by handle or id, a new customer or `customer[id]`, the card from `payment_profile`,
+ * coupons, subscription metafields and `subscription[snap_day]` / `[next_billing_at]`. Components
+ * and offers are refused rather than dropped, as the main API does, because ignoring them would
+ * bill something other than what was asked. Card billing-address fields are not read at signup: the
+ * engine's signup takes the card's address from the customer.
+ */
+function signupInput(value: FormValue | undefined): CreateSubscriptionInput {
+  const errors = new ValidationCollector();
+  if (value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
+    errors.add('Signup: must be a group of fields.', 'signup');
+    errors.throwIfAny();
+  }
+  const signup = asParams(value);
+  const product = asParams(signup.product);
+  const customer = asParams(signup.customer);
+  const profile = asParams(signup.payment_profile);
+  const subscription = asParams(signup.subscription);
+  const input: { -readonly [K in keyof CreateSubscriptionInput]: CreateSubscriptionInput[K] } = {};
+
+  const handle = text(product.handle, 'Product handle', 'product.handle', errors);
+  const productId = positiveId(
+    text(product.id, 'Product id', 'product.id', errors),
+    'Product id',
+    'product.id',
+    errors,
+  );
+  if (productId !== undefined) input.productId = productId;
+  else if (handle !== undefined) input.productHandle = handle;
+
+  const customerId = positiveId(
+    text(customer.id, 'Customer id', 'customer.id', errors),
+    'Customer id',
+    'customer.id',
+    errors,
+  );
+  if (customerId !== undefined) input.customerId = customerId;
+  else if (signup.customer !== undefined) input.customer = customerInput(customer, errors);
+
+  if (signup.payment_profile !== undefined) input.creditCard = cardInput(profile, errors);
+
+  const couponCode = text(signup.coupon_code, 'Coupon code', 'coupon_code', errors);
+  if (couponCode !== undefined && couponCode !== '') input.couponCode = couponCode;
+  if (signup.coupon_codes !== undefined) {
+    const codes = Array.isArray(signup.coupon_codes) ? signup.coupon_codes : [signup.coupon_codes];
+    const texts = codes.map((code) => text(code, 'Coupon codes', 'coupon_codes', errors) ?? '').filter((c) => c !== '');
+    if (texts.length > 0) input.couponCodes = texts;
+  }
+  if (signup.metafields !== undefined) {
+    const metafields: Record<string, string> = {};
+    for (const [name, item] of Object.entries(asParams(signup.metafields))) {
+      const field = text(item, `Metafield ${name}`, `metafields.${name}`, errors);
+      if (field !== undefined) metafields[name] = field;
+    }
+    input.metafields = metafields;
+  }
+  const snapDay = text(subscription.snap_day, 'Snap day', 'subscription.snap_day', errors);
+  if (snapDay !== undefined && snapDay !== '') input.snapDay = snapDay === 'end' ? 'end' : Number(snapDay);
+  const nextBillingAt = text(subscription.next_billing_at, 'Next billing at', 'subscription.next_billing_at', errors);
+  if (nextBillingAt !== undefined && nextBillingAt !== '') input.nextBillingAt = nextBillingAt;
+
+  for (const unsupported of ['components', 'offer_id'] as const) {
+    if (given(signup[unsupported]))
+      errors.add(`${label(unsupported)}: is not supported by this server yet.`, unsupported);
+  }
+  errors.throwIfAny();
+  return input;
+}
+
+function label(field: 'components' | 'offer_id'): string {
+  return field === 'components' ? 'Components' : 'Offer';
+}
+
+function given(value: FormValue | undefined): boolean {
+  if (value === undefined || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+function customerInput(fields: FormParams, errors: ValidationCollector): CustomerInput {
+  const field = (name: string, caption: string) => text(fields[name], caption, `customer.${name}`, errors);
+  const firstName = field('first_name', 'First name');
+  const lastName = field('last_name', 'Last name');
+  const email = field('email', 'Email address');
+  const reference = field('reference', 'Reference');
+  const organization = field('organization', 'Organization');
+  const phone = field('phone', 'Phone');
+  const address: { -readonly [K in keyof AddressFields]?: string } = {};
+  for (const [name, key] of ADDRESS_FIELDS) {
+    const value = field(name, `Customer ${name.replace('_', ' ')}`);
+    if (value !== undefined) address[key] = value;
+  }
+  return {
+    ...(firstName === undefined ? {} : { firstName }),
+    ...(lastName === undefined ? {} : { lastName }),
+    ...(email === undefined ? {} : { email }),
+    ...(reference === undefined ? {} : { reference }),
+    ...(organization === undefined ? {} : { organization }),
+    ...(phone === undefined ? {} : { phone }),
+    ...(Object.keys(address).length === 0 ? {} : { address }),
+  };
+}
+
+/** A card from `payment_profile[...]`; a missing number or expiry is passed on blank for the engine to report. */
+function cardInput(fields: FormParams, errors: ValidationCollector): CreditCardInput {
+  const field = (name: string, caption: string) => text(fields[name], caption, `payment_profile.${name}`, errors);
+  const cvv = field('cvv', 'CVV');
+  const firstName = field('first_name', 'First name');
+  const lastName = field('last_name', 'Last name');
+  return {
+    fullNumber: field('card_number', 'Credit card number') ?? '',
+    expirationMonth: field('expiration_month', 'Credit card expiration month') ?? '',
+    expirationYear: field('expiration_year', 'Credit card expiration year') ?? '',
+    ...(cvv === undefined || cvv === '' ? {} : { cvv }),
+    ...(firstName === undefined || firstName === '' ? {} : { firstName }),
+    ...(lastName === undefined || lastName === '' ? {} : { lastName }),
+  };
+}
+
+/** `payment_profile[...]` of a card update: the whole card plus an optional billing address. */
+function cardUpdateInput(params: FormParams): Parameters<SubscriptionService['updateCard']>[2] {
+  const errors = new ValidationCollector();
+  const fields = asParams(params.payment_profile);
+  const card = cardInput(fields, errors);
+  const address: { -readonly [K in keyof AddressFields]?: string } = {};
+  for (const [name, key] of ADDRESS_FIELDS) {
+    const value = text(
+      fields[`billing_${name}`],
+      `Billing ${name.replace('_', ' ')}`,
+      `payment_profile.billing_${name}`,
+      errors,
+    );
+    if (value !== undefined) address[key] = value;
+  }
+  errors.throwIfAny();
+  return Object.keys(address).length === 0 ? card : { ...card, billingAddress: address };
+}
+
+/**
+ * The subscription a card update may change: the path's id, which must equal the signed
+ * `subscription_id` (reference §1.1). A missing one is a validation error (the merchant's form is
+ * wrong); a different one is `unauthorized`, because the signature authorises another subscription.
+ */
+function cardUpdateTarget(pathId: string, signed: FormValue | undefined): number {
+  if (signed === undefined || signed === '') {
+    throw invalid('Subscription: subscription_id must be given in secure data.', 'subscription_id');
+  }
+  if (typeof signed !== 'string' || signed.trim() !== pathId.trim()) {
+    throw new BillingError('unauthorized', 'Subscription: the signed subscription_id does not match the request.', {
+      details: [
+        {
+          message: 'Subscription: the signed subscription_id does not match the request.',
+          attribute: 'subscription_id',
+        },
+      ],
+    });
+  }
+  const id = /^\d+$/.test(pathId.trim()) ? Number(pathId.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id < 1) throw notFound('Subscription', pathId);
+  return id;
+}

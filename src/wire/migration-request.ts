@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { MigrationInput, MigrationPreview } from '../services/migration-service.js';
+import { isGiven } from './subscription-request.js';
+import { defineWireRequest } from './wire-request.js';
+import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
+
+/**
+ * The fields of `{"migration":{...}}` (reference §5.1, real-clients §3 row 20), read into a
+ * {@link MigrationInput}: `product_handle` or `product_id`, `preserve_period` (also as
+ * `proration.preserve_period`), `include_trial`, `include_initial_charge`, and for a preview
+ * `proration_date`. `include_coupons` may only be true (the engine always keeps coupons, the
+ * service's default), and price points are refused: the engine has product versions instead.
+ */
+export const migrationFields = z
+  .object(
+    {
+      product_handle: wireText.nullish(),
+      product_id: wireId.nullish(),
+      product_price_point_id: z.unknown().optional(),
+      product_price_point_handle: z.unknown().optional(),
+      preserve_period: wireBoolean.nullish(),
+      include_trial: wireBoolean.nullish(),
+      include_initial_charge: wireBoolean.nullish(),
+      include_coupons: wireBoolean.nullish(),
+      proration: z
+        .object({ preserve_period: wireBoolean.nullish() }, { error: 'must be an object.' })
+        .nullish(),
+      proration_date: wireTimestampInput.nullish(),
+    },
+    { error: 'must be an object.' },
+  )
+  .superRefine((m, ctx) => {
+    for (const key of ['product_price_point_id', 'product_price_point_handle'] as const) {
+      if (isGiven(m[key]))
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is not supported by this server yet.' });
+    }
+    if (m.include_coupons === false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['include_coupons'],
+        message: 'dropping coupons on a migration is not supported by this server yet.',
+      });
+    }
+  })
+  .transform((m): MigrationInput => {
+    const preservePeriod = m.preserve_period ?? m.proration?.preserve_period ?? undefined;
+    return {
+      ...(m.product_handle == null || m.product_handle === '' ? {} : { productHandle: m.product_handle }),
+      ...(m.product_id == null ? {} : { productId: m.product_id }),
+      ...(preservePeriod == null ? {} : { preservePeriod }),
+      ...(m.include_trial == null ? {} : { includeTrial: m.include_trial }),
+      ...(m.include_initial_charge == null ? {} : { includeInitialCharge: m.include_initial_charge }),
+      ...(m.proration_date == null ? {} : { prorationDate: m.proration_date }),
+    };
+  });
+
+/** `POST /subscriptions/{id}/migrations.json` and `.../migrations/preview.json`: body `{"migration":{...}}`. */
+export const migrationRequest = defineWireRequest('migration', migrationFields);
+
+/** What a migration would cost, as the preview endpoint writes it: every amount an integer in cents. */
+export interface MigrationPreviewJson {
+  readonly prorated_adjustment_in_cents: number;
+  readonly charge_in_cents: number;
+  readonly payment_due_in_cents: number;
+  readonly credit_applied_in_cents: number;
+}
+
+/** `{"migration":{...}}`, the body of `POST /subscriptions/{id}/migrations/preview.json` (reference §5.1). */
+export function serializeMigrationPreview(preview: MigrationPreview): { migration: MigrationPreviewJson } {
+  return {
+    migration: {
+      prorated_adjustment_in_cents: preview.proratedAdjustmentInCents,
+      charge_in_cents: preview.chargeInCents,
+      payment_due_in_cents: preview.paymentDueInCents,
+      credit_applied_in_cents: preview.creditAppliedInCents,
+    },
+  };
+}
