@@ -7,6 +7,7 @@ export default defineConfig({
     'adapters/memory/index': 'adapters/memory/index.ts',
     'adapters/sqlite/index': 'adapters/sqlite/index.ts',
     'adapters/postgres/index': 'adapters/postgres/index.ts',
+    'bin/billing-engine': 'bin/billing-engine.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -15,5 +16,14 @@ export default defineConfig({
   target: 'node20',
   splitting: false,
   // Adapters and the testing kit import the core by package name so that every entry shares one copy of it.
-  external: ['billing-engine', 'billing-engine/testing', 'better-sqlite3', 'pg', 'kysely'],
+  external: [
+    'billing-engine',
+    'billing-engine/testing',
+    'billing-engine/adapters/sqlite',
+    'billing-engine/adapters/postgres',
+    'billing-engine/adapters/memory',
+    'better-sqlite3',
+    'pg',
+    'kysely',
+  ],
 });
