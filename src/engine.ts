@@ -9,6 +9,7 @@ import { CatalogService } from './services/catalog-service.js';
 import { ComponentService } from './services/component-service.js';
 import { CouponService } from './services/coupon-service.js';
 import { CustomerService } from './services/customer-service.js';
+import { DirectPostService } from './services/direct-post-service.js';
 import { LedgerService } from './services/ledger-service.js';
 import { LifecycleService } from './services/lifecycle-service.js';
 import { MetafieldService } from './services/metafield-service.js';
@@ -134,6 +135,11 @@ export interface BillingEngine {
   readonly gateway: PaymentGateway;
   /** Site management and credentials. */
   readonly sites: SiteService;
+  /**
+   * The direct-post interface (signed form signups and card updates, call records). The site
+   * comes from the `api_id` of each post, not from a handle.
+   */
+  readonly direct: DirectPostService;
   /** A handle scoped to one site (not checked until used). */
   site(subdomain: string): SiteHandle;
   /** A handle on the site whose API key this is; throws `unauthorized` otherwise. */
@@ -191,6 +197,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
   const allocations = new AllocationService(deps);
+  const direct = new DirectPostService(deps, subscriptions);
 
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
@@ -221,6 +228,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
     clock,
     gateway,
     sites,
+    direct,
     site: handle,
     async authenticate(subdomain, apiKey) {
       const site = await sites.authenticate(subdomain, apiKey);

@@ -102,3 +102,44 @@ export type {
 } from './services/allocation-service.js';
 export type { SignupComponentInput } from './services/component-billing.js';
 export type { ProrationMode } from './domain/components/index.js';
+export {
+  DIRECT_NONCE_SCOPE,
+  DIRECT_SUCCESS_RESULT_CODE,
+  type DirectBasicCredentials,
+  type DirectCallError,
+  type DirectCallJson,
+  type DirectCallResult,
+  type DirectPostForm,
+  type DirectPostOptions,
+  type DirectPostResult,
+  DirectPostService,
+  directCallJson,
+  formParamsFromJson,
+  parseDirectForm,
+} from './services/direct-post-service.js';
+export {
+  type BuildSecureFieldsOptions,
+  buildSecureFields,
+  type DirectRedirectCredentials,
+  type DirectRedirectResult,
+  escapeHtml,
+  type SecureFields,
+  type SecureFieldValues,
+  verifyDirectRedirect,
+} from './direct-post-helpers.js';
+export {
+  constantTimeEqual,
+  directRequestSignature,
+  directResponseSignature,
+  encodeSecureData,
+  encodeWebhookBody,
+  hostedPageToken,
+  parseSecureData,
+  parseWebhookBody,
+  verifyDirectRequestSignature,
+  verifyDirectResponseSignature,
+  verifyHostedPageToken,
+  verifyWebhookSignature,
+  webhookSignatureHmacSha256,
+  webhookSignatureMd5,
+} from './domain/signing/index.js';

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { apiKeyFromAuthorization } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
+import { directPostFor, registerDirectRoutes } from './routes/direct-routes.js';
 import { registerApiRoutes } from './routes/index.js';
 import { siteFromHost } from './site-from-host.js';
 import { createTokenBucket, type TokenBucketOptions } from './token-bucket.js';
@@ -54,6 +55,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
 
   const app = new Hono<HttpAppEnv>();
+
+  // Before the key middleware: direct posts authenticate by signature or direct credentials, not an API key.
+  registerDirectRoutes(app, directPostFor(engine), { bodyLimitBytes: maxSize, logError });
 
   app.use('*', async (c, next) => {
     const subdomain = siteFromHost(c.req.header('host'));

@@ -24,6 +24,7 @@ import { customerJson } from '../wire/serialize-customer.js';
 import { productJson } from '../wire/serialize-product.js';
 import { subscriptionJson } from '../wire/serialize-subscription.js';
 import type { WireContext } from '../wire/wire-context.js';
+import type { SignupComponentInput } from './component-billing.js';
 import type { CustomerInput } from './customer-service.js';
 import { SiteService, unauthorized } from './site-service.js';
 import type {
@@ -44,6 +45,13 @@ import type {
 export interface DirectPostForm {
   readonly params: FormParams;
   readonly rawSecureData?: string | undefined;
+  /**
+   * The whole form body as posted. Needed only to read `signup[components]` exactly as Rack does:
+   * the map form `signup[components][<id>]=<qty>` has numeric keys that a bracket parser turns into
+   * a list (losing the ids), and the list form `signup[components][][component_id]` starts a new
+   * component each time a field repeats. Without it, components are read from `params`.
+   */
+  readonly rawBody?: string | undefined;
 }
 
 /** HTTP Basic credentials of a server-to-server direct call: the direct `api_id` and `api_password`. */
@@ -181,7 +189,7 @@ export class DirectPostService {
     if (!admitted.ok) return admitted.result;
     const post = admitted.post;
     const outcome = await this.#attempt(async () => {
-      const input = signupInput(post.params.signup);
+      const input = signupInput(post.params.signup, (errors) => formComponents(form, post, errors));
       const view = await this.#subscriptions.create(post.site.subdomain, input);
       return { signup: await this.#signupBody(post.site, view) };
     });
@@ -236,7 +244,9 @@ export class DirectPostService {
       return this.#finish(post, { ok: false, error: unauthorized() }, signupAttribute);
     }
     const outcome = await this.#attempt(async () => {
-      const view = await this.#subscriptions.create(known.site.subdomain, signupInput(form.params.signup));
+      const signup = asParams(form.params.signup);
+      const input = signupInput(form.params.signup, (errors) => componentsFromParams(signup.components, errors));
+      const view = await this.#subscriptions.create(known.site.subdomain, input);
       return { signup: await this.#signupBody(known.site, view) };
     });
     return this.#finish(post, outcome, signupAttribute);
@@ -292,7 +302,7 @@ export class DirectPostService {
       const error = new BillingError('unauthorized', 'Signature: does not match the request.', {
         details: [{ message: 'Signature: does not match the request.', attribute: 'signature' }],
       });
-      return { ok: false, result: await this.#finish({ ...base, redirectTo: redirectTarget(parseSecureData(String(data)).redirect_uri).url }, { ok: false, error }) };
+      return { ok: false, result: await this.#finish({ ...base, redirectTo: fallback.url }, { ok: false, error }) };
     }
     const secureParams = typeof data === 'string' ? parseSecureData(data) : {};
     const requested = secureParams.redirect_uri;
@@ -444,7 +454,7 @@ export function directCallJson(call: DirectCallRecord): { call: DirectCallJson }
  */
 export function parseDirectForm(body: string): DirectPostForm {
   const raw = new URLSearchParams(body).getAll('secure[data]');
-  return { params: parseSecureData(body), rawSecureData: raw.length === 1 ? raw[0] : undefined };
+  return { params: parseSecureData(body), rawSecureData: raw.length === 1 ? raw[0] : undefined, rawBody: body };
 }
 
 /**
@@ -643,12 +653,16 @@ const ADDRESS_FIELDS: readonly [string, keyof AddressFields][] = [
 /**
  * `signup[...]` (reference §1.6 signup fields) as the input of the main API's signup command:
  * product by handle or id, a new customer or `customer[id]`, the card from `payment_profile`,
- * coupons, subscription metafields and `subscription[snap_day]` / `[next_billing_at]`. Components
- * and offers are refused rather than dropped, as the main API does, because ignoring them would
- * bill something other than what was asked. Card billing-address fields are not read at signup: the
- * engine's signup takes the card's address from the customer.
+ * coupons, components (read by `readComponents`, which knows where they came from), subscription
+ * metafields and `subscription[snap_day]` / `[next_billing_at]`. Offers are refused rather than
+ * dropped, as the main API refuses what it cannot honour, because ignoring one would bill something
+ * other than what was asked. Card billing-address fields are not read at signup: the engine's
+ * signup takes the card's address from the customer.
  */
-function signupInput(value: FormValue | undefined): CreateSubscriptionInput {
+function signupInput(
+  value: FormValue | undefined,
+  readComponents: (errors: ValidationCollector) => SignupComponentInput[] | undefined,
+): CreateSubscriptionInput {
   const errors = new ValidationCollector();
   if (value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
     errors.add('Signup: must be a group of fields.', 'signup');
@@ -702,16 +716,127 @@ function signupInput(value: FormValue | undefined): CreateSubscriptionInput {
   const nextBillingAt = text(subscription.next_billing_at, 'Next billing at', 'subscription.next_billing_at', errors);
   if (nextBillingAt !== undefined && nextBillingAt !== '') input.nextBillingAt = nextBillingAt;
 
-  for (const unsupported of ['components', 'offer_id'] as const) {
-    if (given(signup[unsupported]))
-      errors.add(`${label(unsupported)}: is not supported by this server yet.`, unsupported);
-  }
+  const components = readComponents(errors);
+  if (components !== undefined && components.length > 0) input.components = components;
+  if (given(signup.offer_id)) errors.add('Offer: is not supported by this server yet.', 'offer_id');
   errors.throwIfAny();
   return input;
 }
 
-function label(field: 'components' | 'offer_id'): string {
-  return field === 'components' ? 'Components' : 'Offer';
+const COMPONENTS_PREFIX = 'signup[components]';
+
+/**
+ * The components of a form signup. Signed components replace the form's whole (a form field can
+ * neither add a component to a signed set nor change a signed quantity), as lists do in
+ * {@link mergeSecureParams}; both are read from the raw pairs when the raw strings are at hand.
+ */
+function formComponents(
+  form: DirectPostForm,
+  post: Admitted,
+  errors: ValidationCollector,
+): SignupComponentInput[] | undefined {
+  const rawData = form.rawSecureData ?? asParams(form.params.secure).data;
+  if (typeof rawData === 'string') {
+    const signed = componentPairs(rawData);
+    if (signed.length > 0) return componentsFromPairs(signed, errors);
+  }
+  if (form.rawBody !== undefined) {
+    const pairs = componentPairs(form.rawBody);
+    return pairs.length === 0 ? undefined : componentsFromPairs(pairs, errors);
+  }
+  return componentsFromParams(asParams(post.params.signup).components, errors);
+}
+
+function componentPairs(text: string): [string, string][] {
+  return [...new URLSearchParams(text)].filter(([key]) => key.startsWith(COMPONENTS_PREFIX));
+}
+
+/**
+ * Components from raw form pairs, the way Rack builds them: `[<id>]=<qty>` is one component with a
+ * quantity; `[][field]=v` appends a new component whenever the last one already has `field` (so
+ * `component_id` must come first, reference §1.6); `[<n>][field]=v` groups by index.
+ */
+function componentsFromPairs(pairs: readonly [string, string][], errors: ValidationCollector): SignupComponentInput[] {
+  const entries: Record<string, string>[] = [];
+  const indexed = new Map<string, Record<string, string>>();
+  for (const [key, value] of pairs) {
+    const rest = key.slice(COMPONENTS_PREFIX.length);
+    const map = /^\[([^\][]+)\]$/.exec(rest);
+    const list = /^\[\]\[([^\][]+)\]$/.exec(rest);
+    const numbered = /^\[(\d+)\]\[([^\][]+)\]$/.exec(rest);
+    if (map?.[1] !== undefined) {
+      entries.push({ component_id: map[1], quantity: value });
+    } else if (list?.[1] !== undefined) {
+      const last = entries.at(-1);
+      if (last === undefined || list[1] in last || indexedEntry(indexed, last)) entries.push({ [list[1]]: value });
+      else last[list[1]] = value;
+    } else if (numbered?.[1] !== undefined && numbered[2] !== undefined) {
+      let entry = indexed.get(numbered[1]);
+      if (entry === undefined) {
+        entry = {};
+        indexed.set(numbered[1], entry);
+        entries.push(entry);
+      }
+      entry[numbered[2]] = value;
+    } else {
+      errors.add(`Components: '${key}' is not a component field.`, 'components');
+    }
+  }
+  return entries.map(componentInput);
+}
+
+function indexedEntry(indexed: ReadonlyMap<string, Record<string, string>>, entry: Record<string, string>): boolean {
+  for (const value of indexed.values()) if (value === entry) return true;
+  return false;
+}
+
+/**
+ * Components from parsed params (a JSON signup, or a form whose raw body was not kept): a list of
+ * `{component_id, quantity, ...}` objects, or an object keyed by component id (or handle) whose
+ * values are quantities or field objects.
+ */
+function componentsFromParams(
+  value: FormValue | undefined,
+  errors: ValidationCollector,
+): SignupComponentInput[] | undefined {
+  if (!given(value)) return undefined;
+  const fieldsOf = (item: FormValue, reference?: string): Record<string, string> | undefined => {
+    if (typeof item === 'string')
+      return reference === undefined ? undefined : { component_id: reference, quantity: item };
+    if (Array.isArray(item)) return undefined;
+    const fields: Record<string, string> = reference === undefined ? {} : { component_id: reference };
+    for (const [name, field] of Object.entries(item as FormParams)) {
+      if (typeof field !== 'string') return undefined;
+      fields[name] = field;
+    }
+    return fields;
+  };
+  const items: (Record<string, string> | undefined)[] = Array.isArray(value)
+    ? value.map((item) => fieldsOf(item))
+    : Object.entries(asParams(value)).map(([reference, item]) => fieldsOf(item, reference));
+  if (items.some((item) => item === undefined)) {
+    errors.add('Components: each component must name a component_id and give its quantity.', 'components');
+    return undefined;
+  }
+  return (items as Record<string, string>[]).map(componentInput);
+}
+
+/**
+ * One component's fields as the signup command takes them: a numeric `component_id` is the id, any
+ * other (`handle:pro-seats` or `pro-seats`) a handle. `price_point_id` is not read: the engine has
+ * one price per component version, which is where the service falls back for a price point it does
+ * not know (reference §1.6).
+ */
+function componentInput(fields: Readonly<Record<string, string>>): SignupComponentInput {
+  const reference = (fields.component_id ?? '').trim();
+  const id = /^\d+$/.test(reference) ? Number(reference) : undefined;
+  const handle = reference.startsWith('handle:') ? reference.slice('handle:'.length) : reference;
+  return {
+    ...(id !== undefined && Number.isSafeInteger(id) ? { componentId: id } : reference === '' ? {} : { handle }),
+    ...(fields.quantity === undefined ? {} : { quantity: fields.quantity }),
+    ...(fields.allocated_quantity === undefined ? {} : { allocatedQuantity: fields.allocated_quantity }),
+    ...(fields.unit_balance === undefined ? {} : { unitBalance: fields.unit_balance }),
+  };
 }
 
 function given(value: FormValue | undefined): boolean {
