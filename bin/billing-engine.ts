@@ -88,13 +88,14 @@ program
 
 program
   .command('serve')
-  .description('Serve the Chargify-compatible HTTP API; runs due work in the background.')
+  .description('Serve the Chargify-compatible HTTP API; runs due work and webhook delivery in the background.')
   .option(...dbOption)
   .option('--port <port>', 'port to listen on (default: $PORT or 3000)', port)
   .option('--compat <mode>', "output spellings: 'spec' or 'chargify' (default: $BILLING_COMPAT or spec)")
   .action(async (options: { db?: string; port?: number; compat?: string }) => {
     const { storage, describe } = openStorage(database(options.db));
-    const engine = createBillingEngine({ storage });
+    // Loopback receivers on any port only when asked, for local development (never for live sites).
+    const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' } });
     await engine.migrate();
     const listenPort = options.port ?? (process.env.PORT ? port(process.env.PORT) : 3000);
     const compat = (options.compat ?? process.env.BILLING_COMPAT) === 'chargify' ? 'chargify' : 'spec';
@@ -108,7 +109,10 @@ program
     const everyMs = Number(process.env.BILLING_WORK_INTERVAL_MS ?? 5000);
     let running: Promise<unknown> = Promise.resolve();
     const timer = setInterval(() => {
-      running = running.then(() => engine.runDue()).catch((error: unknown) => console.error('due work failed:', error));
+      running = running
+        .then(() => engine.runDue())
+        .then(() => engine.deliverWebhooks())
+        .catch((error: unknown) => console.error('due work failed:', error));
     }, everyMs);
     const stop = () => {
       clearInterval(timer);

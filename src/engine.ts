@@ -20,6 +20,7 @@ import { type PreviewResult, previewCommand } from './services/preview.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
 import { type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
+import { type DeliverDueOptions, type DeliverySummary, WebhookService, type WebhookServiceOptions } from './services/webhook-service.js';
 import { createTestGateway } from './test-gateway.js';
 
 /** Options of {@link createBillingEngine}. */
@@ -30,6 +31,11 @@ export interface BillingEngineOptions {
   readonly clock?: Clock;
   /** The payment gateway; default the built-in test gateway (see the README). */
   readonly gateway?: PaymentGateway;
+  /**
+   * Webhook delivery: local receivers (loopback on any port, for development and tests only;
+   * never for live sites), output spellings, timeouts and the retry schedule.
+   */
+  readonly webhooks?: WebhookServiceOptions;
 }
 
 /**
@@ -87,6 +93,7 @@ const LIFECYCLE = [
 const MIGRATIONS = ['changeProduct', 'migrate'] as const;
 const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
 const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
+const WEBHOOKS = ['createEndpoint', 'updateEndpoint', 'deleteEndpoint', 'listEndpoints', 'getEndpoint', 'sendTest', 'replay', 'list', 'get'] as const;
 const ALLOCATIONS = [
   'allocate',
   'allocateMany',
@@ -126,6 +133,8 @@ export interface SiteHandle {
   /** Component allocations (with proration and payment), metered usage, and a subscription's components. */
   readonly allocations: Bound<AllocationService, (typeof ALLOCATIONS)[number]>;
   readonly referrals: Bound<ReferralService, 'validate'>;
+  /** Webhook endpoints, the webhook list, test messages and replays. */
+  readonly webhooks: Bound<WebhookService, (typeof WEBHOOKS)[number]>;
 }
 
 /** The billing engine: sites, their site-scoped handles, due work and in-process events. */
@@ -152,6 +161,11 @@ export interface BillingEngine {
   preview<T>(subdomain: string, command: (site: SiteHandle) => Promise<T>): Promise<PreviewResult<T>>;
   /** Processes all due work (renewals, retries, notices, ...) up to `until` (default now), in due order. */
   runDue(options?: RunDueOptions): Promise<RunDueSummary>;
+  /**
+   * Sends the webhooks that are due (first attempts and retries) to the site's endpoints, each
+   * delivery claimed so that concurrent workers never send one twice at once.
+   */
+  deliverWebhooks(options?: DeliverDueOptions): Promise<DeliverySummary>;
   /** Listens to committed events of one key, or `*` for all. Returns a function that stops listening. */
   on<K extends EventKey>(key: K | '*', listener: (event: BillingEventMap[K]) => void): () => void;
   /** Creates or upgrades the storage schema. */
@@ -166,10 +180,13 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const clock = options.clock ?? systemClock;
   const gateway = options.gateway ?? createTestGateway();
   const emitter: Emitter<BillingEventMap> = mitt<BillingEventMap>();
+  // Late-bound: the webhook service needs the deps, and the deps fan events out to it.
+  let webhooks: WebhookService | undefined;
   const deps: SubscriptionDeps = {
     storage,
     clock,
     gateway,
+    onEvents: (tx, events, now) => webhooks!.fanOut(tx, events, now),
     emitter: {
       emit(key, event) {
         // A throwing listener must not turn a committed command into a reported failure.
@@ -198,6 +215,8 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const migrations = new MigrationService(deps);
   const allocations = new AllocationService(deps);
   const direct = new DirectPostService(deps, subscriptions);
+  webhooks = new WebhookService(deps, options.webhooks);
+  const webhookService = webhooks;
 
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
@@ -220,6 +239,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       notes: bind(notes, subdomain, NOTES),
       allocations: bind(allocations, subdomain, ALLOCATIONS),
       referrals: bind(referrals, subdomain, ['validate']),
+      webhooks: bind(webhookService, subdomain, WEBHOOKS),
     };
   };
 
@@ -235,6 +255,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       return handle(site.subdomain);
     },
     runDue: (runOptions) => renewals.runDue(runOptions),
+    deliverWebhooks: (deliverOptions) => webhookService.deliverDue(deliverOptions),
     preview: (subdomain, command) =>
       previewCommand(
         storage,

@@ -143,3 +143,20 @@ export {
   webhookSignatureHmacSha256,
   webhookSignatureMd5,
 } from './domain/signing/index.js';
+export type {
+  DeliverDueOptions,
+  DeliverySummary,
+  WebhookEndpointInput,
+  WebhookListQuery,
+  WebhookServiceOptions,
+  WebhookView,
+} from './services/webhook-service.js';
+export {
+  CHARGIFY_WEBHOOK_SIGNATURE_HEADER,
+  type RejectedWebhook,
+  type VerifiedWebhook,
+  type VerifyWebhookInput,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_HEADER,
+  webhookSignatureFrom,
+} from './webhook-receiver.js';

@@ -56,7 +56,8 @@ const REJECTED: RejectedWebhook = Object.freeze({
 function single(signature: VerifyWebhookInput['signature']): string | undefined {
   if (typeof signature === 'string') return signature.trim();
   // Two signature headers are ambiguous; an attacker could add one, so none is trusted.
-  if (Array.isArray(signature) && signature.length === 1 && typeof signature[0] === 'string') return signature[0].trim();
+  if (Array.isArray(signature) && signature.length === 1 && typeof signature[0] === 'string')
+    return signature[0].trim();
   return undefined;
 }
 

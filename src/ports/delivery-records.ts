@@ -72,10 +72,11 @@ export interface WebhooksRepository {
   countFailure(siteId: number, id: number, now: Date): Promise<WebhookEndpointRecord | undefined>;
   insertWebhook(webhook: Omit<WebhookRecord, 'id'>): Promise<WebhookRecord>;
   findWebhook(siteId: number, id: number): Promise<WebhookRecord | undefined>;
+  /** Changes a webhook (its body is set right after insert: the body carries the webhook's own id). */
   updateWebhook(
     siteId: number,
     id: number,
-    patch: Partial<Omit<WebhookRecord, 'id' | 'siteId' | 'endpointId' | 'eventId' | 'eventKey' | 'body' | 'createdAt'>>,
+    patch: Partial<Omit<WebhookRecord, 'id' | 'siteId' | 'endpointId' | 'eventId' | 'eventKey' | 'createdAt'>>,
   ): Promise<WebhookRecord | undefined>;
   /** One page of the site's webhooks matching the filter, newest first (id descending). */
   listWebhooks(siteId: number, filter: WebhookFilter, page: PageRequest): Promise<WebhookRecord[]>;

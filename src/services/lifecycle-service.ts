@@ -4,7 +4,7 @@ import { BillingError, invalid } from '../errors.js';
 import type { SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import type { RenewalService } from './renewal-service.js';
-import { scheduleRenewalAt } from './renewal-schedule.js';
+import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 import {
   line,
@@ -45,7 +45,6 @@ export interface HoldInput {
 }
 
 const DAY_MS = 86_400_000;
-const CANCELABLE_DUE = undefined;
 
 /**
  * The lifecycle of a subscription after signup: cancel now or at the end of the period, undo,
@@ -194,7 +193,7 @@ export class LifecycleService {
         throw invalid('This subscription is not eligible to be put on hold.');
       if (resumeAt !== null && resumeAt.getTime() <= ctx.now.getTime())
         throw invalid('Automatically resume at: must be in the future.');
-      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, CANCELABLE_DUE, ctx.now);
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, SUBSCRIPTION_WORK, ctx.now);
       const moved = await update(ctx, site, subscription, {
         state: 'on_hold',
         nextAssessmentAt: null,
@@ -323,7 +322,7 @@ export async function cancelNow(
   message: string | null,
 ): Promise<SubscriptionRecord> {
   const to = transition(subscription.state, 'cancel');
-  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, undefined, ctx.now);
+  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, SUBSCRIPTION_WORK, ctx.now);
   return update(ctx, site, subscription, {
     state: to,
     canceledAt: ctx.now,

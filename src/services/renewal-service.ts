@@ -17,7 +17,7 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { renewalComponentLines } from './component-billing.js';
 import { chargeAttempt } from './payment-runner.js';
-import { scheduleRenewalAt } from './renewal-schedule.js';
+import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import {
   couponDiscounts,
   couponUsesAfter,
@@ -303,7 +303,7 @@ export class RenewalService {
               nextAssessmentAt: null,
             },
           );
-          await ctx.tx.dueWork.cancelFor(site.id, ended.id, undefined, ctx.now);
+          await ctx.tx.dueWork.cancelFor(site.id, ended.id, SUBSCRIPTION_WORK, ctx.now);
           await this.#complete(ctx, item);
           return 'skipped';
         }
@@ -571,7 +571,7 @@ export class RenewalService {
   /** Ends a subscription whose product expiration has come: no charge at that renewal. */
   async #expire(ctx: CommandContext, site: SiteRecord, subscription: SubscriptionRecord): Promise<void> {
     await this.#move(ctx, subscription, transition(subscription.state, 'expire'), { nextAssessmentAt: null });
-    await ctx.tx.dueWork.cancelFor(site.id, subscription.id, undefined, ctx.now);
+    await ctx.tx.dueWork.cancelFor(site.id, subscription.id, SUBSCRIPTION_WORK, ctx.now);
   }
 
   /** Applies a product change that was delayed to this renewal. */

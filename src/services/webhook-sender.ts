@@ -24,7 +24,10 @@ export type WebhookSendResult =
 
 /** The receiver's reason phrase is its own text: keep it short and printable before it lands in a record. */
 function reasonPhrase(response: Response): string {
-  const given = response.statusText.replace(/[^\x20-\x7e]/g, '').trim().slice(0, 100);
+  const given = response.statusText
+    .replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, 100);
   return given || STATUS_CODES[response.status] || 'Unknown Status';
 }
 

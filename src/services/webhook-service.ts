@@ -34,8 +34,8 @@ import type {
   WebhookEndpointRecord,
   WebhookFilter,
   WebhookRecord,
-  WebhooksRepository,
   WebhookStatus,
+  WebhooksRepository,
 } from '../ports/storage.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { clampPage } from './customer-service.js';
@@ -147,16 +147,12 @@ interface Prepared {
 }
 
 /**
- * The webhook patch with a body. The port's `updateWebhook` type leaves `body` out, but a body can
- * only be built once the row has its id (the body starts `id=<id>`), so it is set right after the
- * insert, in the same transaction. See {@link storeBody}.
+ * Sets a new webhook's body, right after its insert in the same transaction: the body starts
+ * `id=<id>`, so it can only be built once the row has its id. Fails loudly on an adapter that did
+ * not store it (never a silent empty body).
  */
-type WebhookBodyPatch = Parameters<WebhooksRepository['updateWebhook']>[2] & { readonly body: string };
-
-/** Sets a new webhook's body; fails loudly on an adapter that does not store it (never a silent empty body). */
 async function storeBody(tx: StorageTransaction, webhook: WebhookRecord, body: string): Promise<WebhookRecord> {
-  const patch: WebhookBodyPatch = { body };
-  const stored = await tx.webhooks.updateWebhook(webhook.siteId, webhook.id, patch);
+  const stored = await tx.webhooks.updateWebhook(webhook.siteId, webhook.id, { body });
   if (stored?.body !== body) {
     throw new BillingError('storage', 'The storage adapter did not store the webhook body set after its insert.', {
       data: { webhookId: webhook.id },
@@ -167,8 +163,25 @@ async function storeBody(tx: StorageTransaction, webhook: WebhookRecord, body: s
 
 const KIND = 'webhook_delivery' as const;
 
+/**
+ * The due-work subject of a webhook's deliveries: the webhook id. Subject ids of different kinds
+ * share one column, so code that cancels work always names the kinds it means.
+ */
+export function webhookDeliverySubject(webhookId: number): number {
+  return webhookId;
+}
+
+/** The webhook id of a `webhook_delivery` row (see {@link webhookDeliverySubject}). */
+function deliveredWebhookId(item: DueWorkRecord): number {
+  return item.subjectId;
+}
+
 /** Runs `work` over `items` with at most `limit` in flight; every item is attempted, results in order. */
-async function settleAll<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+async function settleAll<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
@@ -233,7 +246,10 @@ export class WebhookService {
   }
 
   #context(site: SiteRecord): WebhookPayloadContext {
-    return { site: { id: site.id, subdomain: site.subdomain, currency: site.currency, timeZone: site.timeZone }, compat: this.#compat };
+    return {
+      site: { id: site.id, subdomain: site.subdomain, currency: site.currency, timeZone: site.timeZone },
+      compat: this.#compat,
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -263,13 +279,15 @@ export class WebhookService {
       const subjects = await loads.subjectsFor(target.site.id, event);
       const payload = buildWebhookPayload(event, subjects, this.#context(target.site));
       for (const endpoint of endpoints) {
-        const inserted = await tx.webhooks.insertWebhook(newWebhook(target.site.id, endpoint.id, event.id, event.key, now));
+        const inserted = await tx.webhooks.insertWebhook(
+          newWebhook(target.site.id, endpoint.id, event.id, event.key, now),
+        );
         await storeBody(tx, inserted, webhookBody(inserted.id, event.key, payload));
         const dueAt = endpoint.status === 'paused' ? new Date(now.getTime() + this.#policy.health.pausedRetryMs) : now;
         await tx.dueWork.schedule({
           siteId: target.site.id,
           kind: KIND,
-          subjectId: inserted.id,
+          subjectId: webhookDeliverySubject(inserted.id),
           dueAt,
           uniqueKey: `webhook:${inserted.id}`,
           payload: { endpointId: endpoint.id },
@@ -404,7 +422,7 @@ export class WebhookService {
       for (const id of new Set(ids)) {
         const webhook = Number.isSafeInteger(id) ? await ctx.tx.webhooks.findWebhook(site.id, id) : undefined;
         if (webhook === undefined) throw notFound('Webhook', id);
-        const queued = await ctx.tx.dueWork.pendingFor(site.id, id, [KIND]);
+        const queued = await ctx.tx.dueWork.pendingFor(site.id, webhookDeliverySubject(id), [KIND]);
         if (queued.length > 0) {
           out.push(view(webhook, site));
           continue;
@@ -413,9 +431,10 @@ export class WebhookService {
         await ctx.tx.dueWork.schedule({
           siteId: site.id,
           kind: KIND,
-          subjectId: id,
+          subjectId: webhookDeliverySubject(id),
           dueAt: ctx.now,
-          uniqueKey: `webhook:${id}:replay:${ctx.now.getTime()}`,
+          // Replays are never deduplicated by key: the open-delivery check above already keeps one at a time.
+          uniqueKey: `webhook:${id}:replay:${randomUUID()}`,
           payload: { endpointId: webhook.endpointId, replay: true },
         });
         out.push(view(pending ?? webhook, site));
@@ -433,9 +452,13 @@ export class WebhookService {
         errors.add('Status: must be successful, failed or pending.', 'status');
       }
       const since =
-        query.sinceDate === undefined ? undefined : errors.capture(() => parseLocalDate(query.sinceDate, site.timeZone, 'Since date'));
+        query.sinceDate === undefined
+          ? undefined
+          : errors.capture(() => parseLocalDate(query.sinceDate, site.timeZone, 'Since date'));
       const untilStart =
-        query.untilDate === undefined ? undefined : errors.capture(() => parseLocalDate(query.untilDate, site.timeZone, 'Until date'));
+        query.untilDate === undefined
+          ? undefined
+          : errors.capture(() => parseLocalDate(query.untilDate, site.timeZone, 'Until date'));
       errors.throwIfAny();
       const filter: WebhookFilter = {
         ...(query.status === undefined ? {} : { status: query.status }),
@@ -473,7 +496,8 @@ export class WebhookService {
     const summary = { processed: 0, delivered: 0, retried: 0, gaveUp: 0, skipped: 0, errors: 0 };
     let failure: unknown;
     for (;;) {
-      const left = options.limit === undefined ? this.#batchSize : Math.min(this.#batchSize, options.limit - summary.processed);
+      const left =
+        options.limit === undefined ? this.#batchSize : Math.min(this.#batchSize, options.limit - summary.processed);
       if (left <= 0) break;
       const now = this.#deps.clock.now();
       const batch = await this.#deps.storage.transaction((tx) =>
@@ -507,7 +531,7 @@ export class WebhookService {
   async #deliver(item: DueWorkRecord): Promise<Outcome> {
     const prepared = await this.#deps.storage.transaction(async (tx): Promise<Prepared | Outcome> => {
       const site = await tx.sites.findById(item.siteId);
-      const webhook = await tx.webhooks.findWebhook(item.siteId, item.subjectId);
+      const webhook = await tx.webhooks.findWebhook(item.siteId, deliveredWebhookId(item));
       const endpoint = webhook && (await tx.webhooks.findEndpoint(item.siteId, webhook.endpointId));
       if (!site || !webhook || !endpoint || webhook.status === 'successful') {
         await tx.dueWork.complete(item.siteId, item.id, this.#owner, this.#at(item));
@@ -520,7 +544,12 @@ export class WebhookService {
           : undefined;
       if (refusal !== undefined) {
         const at = this.#at(item);
-        await tx.webhooks.updateWebhook(site.id, webhook.id, { status: 'failed', lastError: refusal, lastErrorAt: at, updatedAt: at });
+        await tx.webhooks.updateWebhook(site.id, webhook.id, {
+          status: 'failed',
+          lastError: refusal,
+          lastErrorAt: at,
+          updatedAt: at,
+        });
         await tx.dueWork.complete(item.siteId, item.id, this.#owner, at);
         return 'gaveUp';
       }
@@ -532,7 +561,11 @@ export class WebhookService {
     return this.#deps.storage.transaction(async (tx): Promise<Outcome> => {
       const { site, webhook } = prepared;
       if (result.accepted) {
-        await tx.webhooks.updateWebhook(site.id, webhook.id, { ...sentFields(webhook, at, sentUrl), status: 'successful', acceptedAt: at });
+        await tx.webhooks.updateWebhook(site.id, webhook.id, {
+          ...sentFields(webhook, at, sentUrl),
+          status: 'successful',
+          acceptedAt: at,
+        });
         await resetEndpoint(tx, site.id, webhook.endpointId, at);
         await tx.dueWork.complete(site.id, item.id, this.#owner, at);
         return 'delivered';
@@ -581,7 +614,16 @@ export class WebhookService {
     const hmac = webhookSignatureHmacSha256(webhook.body, site.sharedKey);
     const chargify = this.#compat === 'chargify';
     const md5 = chargify ? webhookSignatureMd5(webhook.body, site.sharedKey) : undefined;
-    const target = new URL(fillSignatureTemplate(endpoint.url, hmac, md5));
+    let target: URL;
+    try {
+      target = new URL(fillSignatureTemplate(endpoint.url, hmac, md5));
+    } catch {
+      // Checked above, so only a URL stored by other means gets here; fail the attempt, not the worker.
+      return {
+        result: { accepted: false, status: null, error: 'Endpoint URL rejected: Url: is not a valid URL.' },
+        sentUrl: null,
+      };
+    }
     const headers: Record<string, string> = {
       'Content-Type': 'application/x-www-form-urlencoded',
       'User-Agent': 'billing-engine-webhooks',
@@ -610,7 +652,13 @@ export class WebhookService {
 }
 
 /** A new webhook row, before its body (set right after, once the id is known). */
-function newWebhook(siteId: number, endpointId: number, eventId: number | null, eventKey: string, now: Date): Omit<WebhookRecord, 'id'> {
+function newWebhook(
+  siteId: number,
+  endpointId: number,
+  eventId: number | null,
+  eventKey: string,
+  now: Date,
+): Omit<WebhookRecord, 'id'> {
   return {
     siteId,
     endpointId,
@@ -689,7 +737,8 @@ class SubjectLoader {
 
   async subjectsFor(siteId: number, event: BillingEvent): Promise<WebhookSubjects> {
     const needs = webhookPayloadNeeds(event);
-    const subscription = needs.subscriptionId === undefined ? undefined : await this.#subscription(siteId, needs.subscriptionId);
+    const subscription =
+      needs.subscriptionId === undefined ? undefined : await this.#subscription(siteId, needs.subscriptionId);
     const customer: CustomerRecord | undefined =
       needs.customerId === undefined ? undefined : await this.#tx.customers.findById(siteId, needs.customerId);
     const transaction: TransactionRecord | undefined =
@@ -723,7 +772,9 @@ class SubjectLoader {
     if (!product || !version || !customer) return undefined;
     const family = await tx.catalog.findFamily(siteId, product.familyId);
     const paymentProfile =
-      subscription.paymentProfileId === null ? null : ((await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId)) ?? null);
+      subscription.paymentProfileId === null
+        ? null
+        : ((await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId)) ?? null);
     return {
       subscription,
       balanceInCents: await tx.ledger.balance(siteId, id),

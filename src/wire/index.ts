@@ -104,6 +104,7 @@ export { type ReferralCodeJson, serializeReferralCode } from './serialize-referr
 export { type SubscriptionJson, serializeSubscription, subscriptionJson } from './serialize-subscription.js';
 export { serializeTransaction, type TransactionJson, transactionJson } from './serialize-transaction.js';
 export {
+  asProductChangeError,
   cancelSubscriptionFields,
   cancelSubscriptionRequest,
   delayedCancelFields,

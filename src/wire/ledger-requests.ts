@@ -47,7 +47,11 @@ export const chargeFields = z
   )
   .superRefine((c, ctx) => {
     if (c.taxable === true)
-      ctx.addIssue({ code: 'custom', path: ['taxable'], message: 'taxed charges are not supported by this server yet.' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['taxable'],
+        message: 'taxed charges are not supported by this server yet.',
+      });
     if (c.payment_collection_method != null && c.payment_collection_method !== 'automatic') {
       ctx.addIssue({
         code: 'custom',

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { MetafieldRecord } from '../ports/storage.js';
-import type { MetadataInput, MetafieldInput, MetafieldScopeInput, ScopeFlagInput } from '../services/metafield-service.js';
+import type {
+  MetadataInput,
+  MetafieldInput,
+  MetafieldScopeInput,
+  ScopeFlagInput,
+} from '../services/metafield-service.js';
 import { isGiven } from './subscription-request.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireText } from './wire-scalars.js';

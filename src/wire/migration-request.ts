@@ -7,8 +7,8 @@ import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalar
 /**
  * The fields of `{"migration":{...}}` (reference §5.1, real-clients §3 row 20), read into a
  * {@link MigrationInput}: `product_handle` or `product_id`, `preserve_period` (also as
- * `proration.preserve_period`), `include_trial`, `include_initial_charge`, and for a preview
- * `proration_date`. `include_coupons` may only be true (the engine always keeps coupons, the
+ * `proration.preserve_period`; either one true keeps the period), `include_trial`,
+ * `include_initial_charge`, and for a preview `proration_date`. `include_coupons` may only be true (the engine always keeps coupons, the
  * service's default), and price points are refused: the engine has product versions instead.
  */
 export const migrationFields = z
@@ -22,9 +22,7 @@ export const migrationFields = z
       include_trial: wireBoolean.nullish(),
       include_initial_charge: wireBoolean.nullish(),
       include_coupons: wireBoolean.nullish(),
-      proration: z
-        .object({ preserve_period: wireBoolean.nullish() }, { error: 'must be an object.' })
-        .nullish(),
+      proration: z.object({ preserve_period: wireBoolean.nullish() }, { error: 'must be an object.' }).nullish(),
       proration_date: wireTimestampInput.nullish(),
     },
     { error: 'must be an object.' },
@@ -43,7 +41,9 @@ export const migrationFields = z
     }
   })
   .transform((m): MigrationInput => {
-    const preservePeriod = m.preserve_period ?? m.proration?.preserve_period ?? undefined;
+    // Either spelling set to true keeps the period: a client that sends both means to keep it.
+    const flags = [m.preserve_period, m.proration?.preserve_period].filter((f): f is boolean => f != null);
+    const preservePeriod = flags.length === 0 ? undefined : flags.includes(true);
     return {
       ...(m.product_handle == null || m.product_handle === '' ? {} : { productHandle: m.product_handle }),
       ...(m.product_id == null ? {} : { productId: m.product_id }),

@@ -39,6 +39,8 @@ export interface SubscriptionJson {
   readonly payment_collection_method: 'automatic';
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
+  /** The product a delayed product change moves to at the next renewal, or null (reference §5.1). */
+  readonly next_product_id: number | null;
   readonly referral_code: string | null;
   /** The referral code under the spec's name (spec §2 `ref`); present only when the subscription has one. */
   readonly ref?: string;
@@ -81,6 +83,7 @@ export function subscriptionJson(
     payment_collection_method: 'automatic',
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
+    next_product_id: typeof s.data.nextProductId === 'number' ? s.data.nextProductId : null,
     referral_code: s.referralCode,
     ...(s.referralCode === null ? {} : { ref: s.referralCode }),
     customer: customerJson(view.customer, context),

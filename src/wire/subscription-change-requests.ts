@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BillingError, invalid } from '../errors.js';
 import type { CancelInput, HoldInput, ReactivateInput } from '../services/lifecycle-service.js';
 import type { ProductChangeInput } from '../services/migration-service.js';
 import { creditCardAttributesFields, type WireCardInput } from './credit-card-request.js';
@@ -202,3 +203,17 @@ export const reactivateParams = z
       ...(requireResume ? { requireResume: true } : {}),
     };
   });
+
+/**
+ * Re-shapes the engine's `not_found` for the product a subscription update names: an unknown
+ * product in the body is the body's fault (422, with the signup's message "Product with API Handle
+ * 'x' does not exist for this site."), not a missing resource of the path (404). Any other error,
+ * a missing subscription included, is returned unchanged.
+ */
+export function asProductChangeError(error: unknown, change: SubscriptionProductChange): unknown {
+  if (!(error instanceof BillingError) || error.code !== 'not_found' || error.data.what !== 'Product') return error;
+  if ('productHandle' in change && change.productHandle !== undefined) {
+    return invalid(`Product with API Handle '${change.productHandle}' does not exist for this site.`, 'product_handle');
+  }
+  return invalid(`Product with id '${String(change.productId)}' does not exist for this site.`, 'product_id');
+}

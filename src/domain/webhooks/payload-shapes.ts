@@ -1,6 +1,3 @@
-import type { FormInput, FormInputValue } from '../signing/index.js';
-import { toMajorString } from '../money/index.js';
-import { formatWebhookTimestamp } from '../time/index.js';
 import type {
   CustomerRecord,
   PaymentProfileRecord,
@@ -11,6 +8,9 @@ import type {
   SubscriptionState,
   TransactionRecord,
 } from '../../ports/storage.js';
+import { toMajorString } from '../money/index.js';
+import type { FormInput, FormInputValue } from '../signing/index.js';
+import { formatWebhookTimestamp } from '../time/index.js';
 
 /**
  * Which spellings a webhook uses where the spec and the hosted service differ (DESIGN §3): `spec`

@@ -1,8 +1,8 @@
 import type { CustomerRecord, TransactionRecord } from '../../ports/storage.js';
 import { encodeWebhookBody, type FormInput, type FormInputValue } from '../signing/index.js';
 import {
-  customerFields,
   creditCardFields,
+  customerFields,
   type ProductSnapshot,
   productFields,
   type SubscriptionSnapshot,

@@ -20,6 +20,7 @@ import { subscriptionComponentCases } from './subscription-components.js';
 import { siteCases } from './sites.js';
 import { subscriptionCases } from './subscriptions.js';
 import { transactionCases } from './transactions.js';
+import { webhookCases } from './webhooks.js';
 
 export type { ConformanceTestApi, StorageHarness, TestFunction } from './harness.js';
 
@@ -44,6 +45,7 @@ const SECTIONS = [
   subscriptionComponentCases,
   couponCases,
   metafieldCases,
+  webhookCases,
   concurrencyCases,
   billingConcurrencyCases,
 ] as const;

@@ -49,7 +49,10 @@ function webhookFixture(endpoint: WebhookEndpointRecord, overrides: Partial<NewW
   };
 }
 
-async function seed(storage: Storage, name: string): Promise<{ site: SiteRecord; other: SiteRecord; endpoint: WebhookEndpointRecord }> {
+async function seed(
+  storage: Storage,
+  name: string,
+): Promise<{ site: SiteRecord; other: SiteRecord; endpoint: WebhookEndpointRecord }> {
   return storage.transaction(async (tx) => {
     const site = await tx.sites.insert(newSiteFixture(`${name}-a`));
     const other = await tx.sites.insert(newSiteFixture(`${name}-b`));
@@ -78,7 +81,14 @@ export function webhookCases({ api, storage }: SectionContext): void {
       assert.ok(Number.isSafeInteger(id) && id > 0);
       assert.deepEqual(fields, endpointFixture(site));
       const second = await storage().transaction((tx) =>
-        tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'http://two.example.com/', events: ['test'], status: 'paused', failureCount: 30 })),
+        tx.webhooks.insertEndpoint(
+          endpointFixture(site, {
+            url: 'http://two.example.com/',
+            events: ['test'],
+            status: 'paused',
+            failureCount: 30,
+          }),
+        ),
       );
       await storage().transaction(async (tx) => {
         assert.deepEqual(await tx.webhooks.findEndpoint(site.id, endpoint.id), endpoint);
@@ -102,7 +112,10 @@ export function webhookCases({ api, storage }: SectionContext): void {
       );
       assert.deepEqual(updated, { ...endpoint, status: 'disabled', failureCount: 51, updatedAt: later });
       const moved = await storage().transaction((tx) =>
-        tx.webhooks.updateEndpoint(site.id, endpoint.id, { url: 'https://new.example.com/', events: ['customer_update'] }),
+        tx.webhooks.updateEndpoint(site.id, endpoint.id, {
+          url: 'https://new.example.com/',
+          events: ['customer_update'],
+        }),
       );
       assert.equal(moved?.url, 'https://new.example.com/');
       assert.deepEqual(moved?.events, ['customer_update']);
@@ -124,7 +137,10 @@ export function webhookCases({ api, storage }: SectionContext): void {
         assert.equal(await tx.webhooks.countFailure(other.id, endpoint.id, T0), undefined);
         assert.equal(await tx.webhooks.countFailure(site.id, 987_654, T0), undefined);
       });
-      assert.equal((await storage().transaction((tx) => tx.webhooks.findEndpoint(site.id, endpoint.id)))?.failureCount, 1);
+      assert.equal(
+        (await storage().transaction((tx) => tx.webhooks.findEndpoint(site.id, endpoint.id)))?.failureCount,
+        1,
+      );
     });
 
     it('loses no failure among 20 concurrent countFailure calls', async () => {
@@ -135,7 +151,11 @@ export function webhookCases({ api, storage }: SectionContext): void {
         ),
       );
       const counts = results.map((r) => r?.failureCount).sort((a, b) => (a ?? 0) - (b ?? 0));
-      assert.deepEqual(counts, Array.from({ length: 20 }, (_, i) => i + 1), 'each call sees its own increment');
+      assert.deepEqual(
+        counts,
+        Array.from({ length: 20 }, (_, i) => i + 1),
+        'each call sees its own increment',
+      );
       const stored = await storage().transaction((tx) => tx.webhooks.findEndpoint(site.id, endpoint.id));
       assert.equal(stored?.failureCount, 20);
     });
@@ -144,7 +164,13 @@ export function webhookCases({ api, storage }: SectionContext): void {
       const { site, other, endpoint } = await seed(storage(), 'wh-ins');
       const webhook = await storage().transaction((tx) => tx.webhooks.insertWebhook(webhookFixture(endpoint)));
       const test = await storage().transaction((tx) =>
-        tx.webhooks.insertWebhook(webhookFixture(endpoint, { eventId: null, eventKey: 'test', body: 'id=2&event=test&payload[chargify]=testing' })),
+        tx.webhooks.insertWebhook(
+          webhookFixture(endpoint, {
+            eventId: null,
+            eventKey: 'test',
+            body: 'id=2&event=test&payload[chargify]=testing',
+          }),
+        ),
       );
       const { id, ...fields } = webhook;
       assert.ok(Number.isSafeInteger(id) && id > 0);
@@ -194,7 +220,9 @@ export function webhookCases({ api, storage }: SectionContext): void {
 
     it('lists webhooks newest first with status, date, endpoint filters and pages', async () => {
       const { site, other, endpoint } = await seed(storage(), 'wh-list');
-      const second = await storage().transaction((tx) => tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'https://b.example.com/' })));
+      const second = await storage().transaction((tx) =>
+        tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'https://b.example.com/' })),
+      );
       const rows = await storage().transaction(async (tx) => {
         const out: WebhookRecord[] = [];
         for (let i = 0; i < 6; i++) {
@@ -215,9 +243,18 @@ export function webhookCases({ api, storage }: SectionContext): void {
         const all = await tx.webhooks.listWebhooks(site.id, {}, { page: 1, perPage: 50 });
         assert.deepEqual(ids(all), ids(byIdDesc));
         assert.deepEqual(all[0], byIdDesc[0]);
-        assert.deepEqual(ids(await tx.webhooks.listWebhooks(site.id, { status: 'failed' }, { page: 1, perPage: 50 })), [rows[3]!.id, rows[2]!.id]);
+        assert.deepEqual(ids(await tx.webhooks.listWebhooks(site.id, { status: 'failed' }, { page: 1, perPage: 50 })), [
+          rows[3]!.id,
+          rows[2]!.id,
+        ]);
         assert.deepEqual(
-          ids(await tx.webhooks.listWebhooks(site.id, { since: at(T0, 1000), until: at(T0, 3000) }, { page: 1, perPage: 50 })),
+          ids(
+            await tx.webhooks.listWebhooks(
+              site.id,
+              { since: at(T0, 1000), until: at(T0, 3000) },
+              { page: 1, perPage: 50 },
+            ),
+          ),
           [rows[3]!.id, rows[2]!.id, rows[1]!.id],
           'date bounds are inclusive',
         );
@@ -225,14 +262,19 @@ export function webhookCases({ api, storage }: SectionContext): void {
           ids(await tx.webhooks.listWebhooks(site.id, { endpointId: second.id }, { page: 1, perPage: 50 })),
           [rows[5]!.id, rows[3]!.id, rows[1]!.id],
         );
-        assert.deepEqual(ids(await tx.webhooks.listWebhooks(site.id, {}, { page: 2, perPage: 4 })), ids(byIdDesc.slice(4)));
+        assert.deepEqual(
+          ids(await tx.webhooks.listWebhooks(site.id, {}, { page: 2, perPage: 4 })),
+          ids(byIdDesc.slice(4)),
+        );
         assert.deepEqual(await tx.webhooks.listWebhooks(other.id, {}, { page: 1, perPage: 50 }), []);
       });
     });
 
     it('deletes an endpoint with its webhooks only, within the site', async () => {
       const { site, other, endpoint } = await seed(storage(), 'wh-del');
-      const keep = await storage().transaction((tx) => tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'https://keep.example.com/' })));
+      const keep = await storage().transaction((tx) =>
+        tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'https://keep.example.com/' })),
+      );
       const [gone, kept] = await storage().transaction(async (tx) => [
         await tx.webhooks.insertWebhook(webhookFixture(endpoint)),
         await tx.webhooks.insertWebhook(webhookFixture(keep)),
@@ -275,8 +317,14 @@ export function webhookCases({ api, storage }: SectionContext): void {
       nonce: null,
       timestamp: '1700000000',
       success: false,
-      request: { signup: { product: { handle: 'basic' }, customer: { email: 'a@b.co', reference: null } }, redirect_uri: 'https://x.example.com/' },
-      response: { result: { status_code: 422, result_code: '4220', errors: ['Email: is invalid.'] }, meta: { nonce: null, ok: false } },
+      request: {
+        signup: { product: { handle: 'basic' }, customer: { email: 'a@b.co', reference: null } },
+        redirect_uri: 'https://x.example.com/',
+      },
+      response: {
+        result: { status_code: 422, result_code: '4220', errors: ['Email: is invalid.'] },
+        meta: { nonce: null, ok: false },
+      },
       createdAt: at(T0, 7),
       ...overrides,
     });
@@ -287,7 +335,9 @@ export function webhookCases({ api, storage }: SectionContext): void {
         await tx.sites.insert(newSiteFixture('dc-b')),
       ]);
       const id = 'a'.repeat(40);
-      const stored = await storage().transaction((tx) => tx.directCalls.insert(call(site!.id, id, { nonce: 'n-1', success: true })));
+      const stored = await storage().transaction((tx) =>
+        tx.directCalls.insert(call(site!.id, id, { nonce: 'n-1', success: true })),
+      );
       assert.deepEqual(stored, call(site!.id, id, { nonce: 'n-1', success: true }));
       await storage().transaction(async (tx) => {
         assert.deepEqual(await tx.directCalls.findById(site!.id, id), stored);

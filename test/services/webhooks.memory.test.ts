@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { webhooksSuite } from './webhooks.suite.js';
+
+webhooksSuite(memoryHarness);
