@@ -109,3 +109,94 @@ describe('HTTP JSON types', () => {
     expect(s.signup_payment_id).toBeNull();
   });
 });
+
+// Money and flag values the SDK validates as strings (real-clients §4); null where the field is optional.
+const STRING_KEYS = new Set([
+  'percentage',
+  'conversion_limit',
+  'unit_price',
+  'value',
+  'signup_revenue',
+  'csv',
+  'invoices',
+  'statements',
+  'portal',
+]);
+
+/** {@link expectServiceTypes} plus the string rules of money, metadata values, dates and scope flags. */
+function expectNewRouteTypes(document: unknown): void {
+  expectServiceTypes(document);
+  for (const [path, value] of leaves(document)) {
+    const key = path.slice(path.lastIndexOf('.') + 1);
+    if ((STRING_KEYS.has(key) || key.endsWith('_date')) && value !== null)
+      expect(typeof value, `${path} = ${String(value)}`).toBe('string');
+    if (key.endsWith('_date') && value !== null) expect(value, path).toMatch(OFFSET_TIMESTAMP);
+  }
+}
+
+describe('HTTP JSON types of the ledger, coupon, component, custom field, note and migration routes', () => {
+  const http = useHttpFixture();
+
+  it('every answer has integer cents and ids, string money, string timestamps with the site offset', async () => {
+    const { familyId } = await seedCatalog(http().engine);
+    await http().engine.site('acme').catalog.createProduct(familyId, {
+      name: 'Premium',
+      handle: 'premium',
+      priceInCents: 3000,
+      interval: 1,
+    });
+    await http().engine.sites.update('acme', { settings: { referralsEnabled: true } });
+    const created = await http().as('acme', { method: 'POST', path: '/subscriptions.json', json: signupBody() });
+    const s = created.json<{ subscription: { id: number; signup_payment_id: number; referral_code: string } }>()
+      .subscription;
+    const sub = `/subscriptions/${s.id}`;
+    const writes: [string, string, unknown][] = [
+      ['POST', `${sub}/charges.json`, { charge: { amount: '7.00', memo: 'm' } }],
+      ['POST', `${sub}/adjustments.json`, { adjustment: { amount: '-1.00', memo: 'm' } }],
+      ['POST', `${sub}/credits.json`, { credit: { amount: '1.00', memo: 'm' } }],
+      ['POST', `${sub}/payments.json`, { payment: { amount: '1.00', memo: 'm' } }],
+      ['POST', `${sub}/refunds.json`, { refund: { payment_id: s.signup_payment_id, amount: '1.00', memo: 'm' } }],
+      ['POST', `${sub}/notes.json`, { note: { body: 'n', sticky: true } }],
+      ['POST', `/product_families/${familyId}/coupons.json`, { coupon: { name: 'C', code: 'C', percentage: 12.5 } }],
+      ['POST', '/coupons.json', { coupon: { name: 'D', code: 'D', amount: '2.50', conversion_limit: '5' } }],
+      [
+        'POST',
+        `/product_families/${familyId}/quantity_based_components.json`,
+        { quantity_based_component: { name: 'Seats', unit_name: 'seat', unit_price: 5 } },
+      ],
+      ['POST', '/subscriptions/metafields.json', { metafields: { name: 'color', scope: { csv: 1 } } }],
+      ['POST', `${sub}/metadata.json`, { metadata: { name: 'color', value: 7 } }],
+      ['POST', `${sub}/migrations/preview.json`, { migration: { product_handle: 'premium' } }],
+    ];
+    const documents: unknown[] = [];
+    for (const [method, path, json] of writes) {
+      const reply = await http().as('acme', { method, path, json });
+      expect(reply.status, `${method} ${path}: ${reply.text}`).toBeLessThan(300);
+      documents.push(reply.json());
+    }
+    for (const path of [
+      '/transactions.json',
+      `${sub}/transactions.json`,
+      `${sub}/notes.json`,
+      '/coupons.json',
+      `/product_families/${familyId}/components.json`,
+      '/subscriptions/metafields.json',
+      `${sub}/metadata.json`,
+      `/referral_codes/validate.json?code=${s.referral_code}`,
+      `/product_families/${familyId}/products.json`,
+      `${sub}.json`,
+    ]) {
+      const reply = await http().as('acme', { path });
+      expect(reply.status, path).toBe(200);
+      documents.push(reply.json());
+    }
+    for (const doc of documents) expectNewRouteTypes(doc);
+    const [charge, , , , , , percent, amount, component, , metadata, preview] = documents;
+    expect(charge).toMatchObject({ charge: { amount_in_cents: 700, created_at: '2026-01-15T07:00:00-05:00' } });
+    expect(percent).toMatchObject({ coupon: { percentage: '12.5' } });
+    expect(amount).toMatchObject({ coupon: { amount_in_cents: 250, conversion_limit: '5' } });
+    expect(component).toMatchObject({ component: { unit_price: '5.00', prices: [{ unit_price: '5.00' }] } });
+    expect(metadata).toMatchObject([{ value: '7' }]);
+    expect(preview).toMatchObject({ migration: { charge_in_cents: 3000 } });
+  });
+});

@@ -66,7 +66,7 @@ describe('HTTP subscription changes', () => {
     expect(post.json()).toMatchObject({ subscription: { next_assessment_at: '2026-03-05T07:00:00-05:00' } });
   });
 
-  it('an update with nothing to change returns the subscription unchanged; a product change is refused', async () => {
+  it('an update with nothing to change returns the subscription unchanged; a component change is refused', async () => {
     await seedCatalog(http().engine);
     const s = await subscribe(http());
     const empty = await http().as('acme', {
@@ -79,10 +79,10 @@ describe('HTTP subscription changes', () => {
     const product = await http().as('acme', {
       method: 'PUT',
       path: `/subscriptions/${s.id}.json`,
-      json: { subscription: { product_handle: 'other' } },
+      json: { subscription: { components: [{ component_id: 1, allocated_quantity: 2 }] } },
     });
     expect(product.status).toBe(422);
-    expect(product.json()).toEqual({ errors: ['Product handle: cannot be changed here by this server yet.'] });
+    expect(product.json()).toEqual({ errors: ['Components: cannot be changed here by this server yet.'] });
   });
 
   it('GET /subscriptions.json lists newest first with state, product and paging filters', async () => {

@@ -2,17 +2,35 @@ import { BillingError } from 'billing-engine';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  adjustmentRequest,
   cancelSubscriptionRequest,
+  chargeRequest,
+  componentCreateRequest,
+  componentUpdateRequest,
+  couponCodeQuery,
+  couponRequest,
   createSubscriptionRequest,
+  creditRequest,
   customerRequest,
+  metadataNamesQuery,
+  metadataRequest,
+  metafieldsRequest,
+  metafieldUpdateRequest,
+  migrationRequest,
+  noteRequest,
   parseOptionalWireRequest,
   parseWireParams,
   parseWireRequest,
+  parseWireRequestList,
   paymentProfileRequest,
+  paymentRequest,
   productFamilyRequest,
+  productFamilyUpdateRequest,
   productRequest,
   reactivateParams,
+  refundRequest,
   subscriptionListQuery,
+  transactionListParams,
   updateSubscriptionRequest,
   type WireRequest,
 } from '../../src/wire/index.js';
@@ -25,6 +43,20 @@ const requests: WireRequest<unknown>[] = [
   productRequest,
   productFamilyRequest,
   paymentProfileRequest,
+  couponRequest,
+  componentCreateRequest('on_off_component'),
+  componentUpdateRequest,
+  chargeRequest,
+  adjustmentRequest,
+  creditRequest,
+  paymentRequest,
+  refundRequest,
+  noteRequest,
+  migrationRequest,
+  productFamilyUpdateRequest,
+  metadataRequest,
+  metafieldsRequest,
+  metafieldUpdateRequest,
 ];
 
 /** Runs `read`; true when it returned or threw a 422 BillingError, false for anything else. */
@@ -54,6 +86,19 @@ const keys = fc.constantFrom(
   'expiration_month',
   'cancel_at_end_of_period',
   'coupon_code',
+  'coupon_codes',
+  'metafields',
+  'snap_day',
+  'amount',
+  'amount_in_cents',
+  'memo',
+  'payment_id',
+  'unit_price',
+  'prices',
+  'scope',
+  'product_change_delayed',
+  'next_product_id',
+  'proration',
   '__proto__',
   'constructor',
 );
@@ -69,6 +114,9 @@ describe('wire request properties', () => {
         expect(onlyValidationErrors(() => parseWireRequest(request, { [request.wrapper]: inner }))).toBe(true);
         expect(onlyValidationErrors(() => parseWireRequest(request, inner))).toBe(true);
         expect(onlyValidationErrors(() => parseOptionalWireRequest(request, inner))).toBe(true);
+        expect(onlyValidationErrors(() => parseWireRequestList(request, { [request.wrapper]: [inner, inner] }))).toBe(
+          true,
+        );
       }),
       { numRuns: 400 },
     );
@@ -84,6 +132,9 @@ describe('wire request properties', () => {
         (query) => {
           expect(onlyValidationErrors(() => parseWireParams(subscriptionListQuery, query))).toBe(true);
           expect(onlyValidationErrors(() => parseWireParams(reactivateParams, query))).toBe(true);
+          expect(onlyValidationErrors(() => parseWireParams(transactionListParams, query))).toBe(true);
+          expect(onlyValidationErrors(() => parseWireParams(couponCodeQuery, query))).toBe(true);
+          expect(onlyValidationErrors(() => parseWireParams(metadataNamesQuery, query))).toBe(true);
         },
       ),
       { numRuns: 300 },

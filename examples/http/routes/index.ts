@@ -2,18 +2,36 @@ import type { BillingEngine } from 'billing-engine';
 import type { Hono } from 'hono';
 import type { HttpAppEnv } from '../http-context.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
+import { registerComponentRoutes } from './component-routes.js';
+import { registerCouponRoutes } from './coupon-routes.js';
 import { registerCustomerRoutes } from './customer-routes.js';
+import { registerLedgerRoutes } from './ledger-routes.js';
 import { registerLifecycleRoutes } from './lifecycle-routes.js';
+import { registerMetafieldRoutes } from './metafield-routes.js';
+import { registerMigrationRoutes } from './migration-routes.js';
+import { registerNoteRoutes } from './note-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
+import { registerProductFamilyRoutes } from './product-family-routes.js';
+import { registerReferralRoutes } from './referral-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 import { registerSubscriptionRoutes } from './subscription-routes.js';
 
 /** Registers every main-API route (the site-scoped JSON API) on the app. */
 export function registerApiRoutes(app: Hono<HttpAppEnv>, engine: BillingEngine): void {
+  // First: `/customers/metafields.json` and `/subscriptions/metafields.json` also fit the
+  // `/customers/{id}.json` and `/subscriptions/{id}.json` patterns, and the first route registered answers.
+  registerMetafieldRoutes(app);
   registerCatalogRoutes(app);
+  registerProductFamilyRoutes(app);
+  registerComponentRoutes(app);
+  registerCouponRoutes(app);
   registerCustomerRoutes(app);
   registerSubscriptionRoutes(app);
   registerLifecycleRoutes(app);
+  registerMigrationRoutes(app);
+  registerLedgerRoutes(app);
+  registerNoteRoutes(app);
+  registerReferralRoutes(app);
   registerPaymentProfileRoutes(app);
   registerSiteRoutes(app, engine);
 }

@@ -10,15 +10,13 @@ import {
   wireContext,
 } from '../http-context.js';
 import {
+  asProductChangeError,
   createSubscriptionRequest,
-  pageOf,
   parseQueryString,
   parseWireParams,
   parseWireRequest,
   serializeSubscription,
-  serializeTransaction,
   subscriptionListQuery,
-  transactionListQuery,
   updateSubscriptionRequest,
 } from '../wire-bridge.js';
 
@@ -42,7 +40,10 @@ function search(c: HttpContext): string {
   return new URL(c.req.url).search;
 }
 
-/** Subscriptions: signup (with its payment), list, read, card and billing-date changes, and transactions. */
+/**
+ * Subscriptions: signup (with its payment, coupons and custom fields), list, read, and card,
+ * product and billing-date changes. The transaction lists are the ledger's (see ledger-routes).
+ */
 export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/subscriptions.json', async (c) => {
     const input = parseWireRequest(createSubscriptionRequest, await readJsonBody(c));
@@ -65,25 +66,18 @@ export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
     const id = idParam(c, 'id', 'Subscription');
     const change = parseWireRequest(updateSubscriptionRequest, await readJsonBody(c));
     const site = c.var.site;
-    // The card goes first, so that a billing date in the past is charged to the new card.
+    // The card goes first, so that a billing date in the past is charged to the new card; the
+    // product changes before the date, so that a renewal the new date triggers bills the new product.
     let view = change.creditCard === undefined ? undefined : await site.subscriptions.updateCard(id, change.creditCard);
+    const productChange = change.productChange;
+    if (productChange !== undefined) {
+      view = await site.subscriptions.changeProduct(id, productChange).catch((error: unknown) => {
+        throw asProductChangeError(error, productChange);
+      });
+    }
     if (change.nextBillingAt !== undefined) view = await site.subscriptions.changeBillingDate(id, change.nextBillingAt);
     return sendJson(200, await subscriptionBody(c, view ?? (await site.subscriptions.get(id))));
   };
   app.put(`/subscriptions/:id${JSON_SEGMENT}`, update);
   app.post(`/subscriptions/:id${JSON_SEGMENT}`, update);
-
-  app.get('/subscriptions/:id/transactions.json', async (c) => {
-    const id = idParam(c, 'id', 'Subscription');
-    const query = transactionListQuery.parse(parseQueryString(search(c)));
-    const lines = await c.var.site.subscriptions.transactions(id);
-    const kept = query.kinds === undefined ? lines : lines.filter((line) => query.kinds?.includes(line.type));
-    // The engine lists oldest first; the service's lists default to newest first.
-    const ordered = query.direction === 'desc' ? [...kept].reverse() : kept;
-    const context = await wireContext(c);
-    return sendJson(
-      200,
-      pageOf(ordered, query).map((line) => serializeTransaction(line, context)),
-    );
-  });
 }

@@ -1,0 +1,90 @@
+import { type ComponentView, notFound } from 'billing-engine';
+import type { Hono } from 'hono';
+import {
+  type HttpAppEnv,
+  type HttpContext,
+  idParam,
+  JSON_SEGMENT,
+  readJsonBody,
+  sendJson,
+  wireContext,
+} from '../http-context.js';
+import {
+  COMPONENT_KIND_PATHS,
+  componentCreateRequest,
+  componentUpdateRequest,
+  parseWireRequest,
+  refuseUniquenessToken,
+  serializeComponent,
+  wireBoolean,
+} from '../wire-bridge.js';
+import { familyParam, queryOf } from './route-params.js';
+
+/**
+ * The component `id` of a path under `/product_families/{fid}/`, checked to be in that family: a
+ * component of another family is not found there, as the service's nested paths promise.
+ */
+async function componentInFamily(c: HttpContext): Promise<ComponentView> {
+  const family = await c.var.site.catalog.getFamily(familyParam(c, 'fid'));
+  const id = idParam(c, 'id', 'Component');
+  const view = await c.var.site.components.get(id);
+  if (view.component.familyId !== family.id) throw notFound('Component', id);
+  return view;
+}
+
+/**
+ * Components (reference §10): create one of the three kinds in a family (the body wrapped in the
+ * kind's key), list a family's components, read, update (a pricing change makes a new version) and
+ * archive. Prices are decimal strings in every answer.
+ */
+export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
+  for (const [path, kind] of Object.entries(COMPONENT_KIND_PATHS)) {
+    const request = componentCreateRequest(kind);
+    app.post(`/product_families/:id/${path}.json`, async (c) => {
+      // The path's family is checked first: an unknown one is a 404 whatever the body says.
+      const family = await c.var.site.catalog.getFamily(familyParam(c, 'id'));
+      const body = await readJsonBody(c);
+      const input = parseWireRequest(request, body);
+      refuseUniquenessToken(body);
+      const view = await c.var.site.components.create(family.id, input);
+      return sendJson(201, serializeComponent(view, await wireContext(c)));
+    });
+  }
+
+  // Archived components are left out unless `include_archived=true`, as the service lists them.
+  app.get('/product_families/:id/components.json', async (c) => {
+    const familyId = familyParam(c, 'id');
+    const includeArchived = wireBoolean.safeParse(queryOf(c).include_archived).data === true;
+    const views = await c.var.site.components.list({ familyId, includeArchived });
+    const context = await wireContext(c);
+    return sendJson(
+      200,
+      views.map((view) => serializeComponent(view, context)),
+    );
+  });
+
+  app.get(`/components/:id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.components.get(idParam(c, 'id', 'Component'));
+    return sendJson(200, serializeComponent(view, await wireContext(c)));
+  });
+
+  app.get(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
+    return sendJson(200, serializeComponent(await componentInFamily(c), await wireContext(c)));
+  });
+
+  app.put(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
+    const current = await componentInFamily(c);
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(componentUpdateRequest, body);
+    refuseUniquenessToken(body);
+    const view = await c.var.site.components.update(current.component.id, input);
+    return sendJson(200, serializeComponent(view, await wireContext(c)));
+  });
+
+  // Archives: the component can no longer be added, while existing allocations keep billing.
+  app.delete(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
+    const current = await componentInFamily(c);
+    const view = await c.var.site.components.archive(current.component.id);
+    return sendJson(200, serializeComponent(view, await wireContext(c)));
+  });
+}

@@ -1,0 +1,101 @@
+import type { CouponRecord, ProductFamilyRecord } from 'billing-engine';
+import type { Hono } from 'hono';
+import {
+  type HttpAppEnv,
+  type HttpContext,
+  idParam,
+  JSON_SEGMENT,
+  readJsonBody,
+  sendJson,
+  wireContext,
+} from '../http-context.js';
+import {
+  couponCodeQuery,
+  couponListQuery,
+  couponRequest,
+  parseWireParams,
+  parseWireRequest,
+  refuseUniquenessToken,
+  serializeCoupon,
+} from '../wire-bridge.js';
+import { familyParam, queryOf } from './route-params.js';
+
+/** `{"coupon":{...}}` bodies, with each coupon's family name; the site's families are read once. */
+async function couponBodies(c: HttpContext, coupons: readonly CouponRecord[]) {
+  const families = new Map<number, ProductFamilyRecord>(
+    (await c.var.site.catalog.listFamilies()).map((family) => [family.id, family]),
+  );
+  const context = await wireContext(c);
+  return coupons.map((coupon) => serializeCoupon(coupon, context, families.get(coupon.familyId)));
+}
+
+async function couponBody(c: HttpContext, coupon: CouponRecord) {
+  const [body] = await couponBodies(c, [coupon]);
+  return body;
+}
+
+/**
+ * Coupons (reference §6): create (in a family by path or by `product_family_id`), list, read,
+ * update, archive, find by code and validate a code. Find and validate answer a miss with the
+ * service's 404 `{"errors":"Coupon code could not be found."}`, whose `errors` is a string.
+ */
+export function registerCouponRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/product_families/:id/coupons.json', async (c) => {
+    const family = await c.var.site.catalog.getFamily(familyParam(c, 'id'));
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(couponRequest, body);
+    refuseUniquenessToken(body);
+    // The path names the family; a body's own product_family_id cannot move the coupon elsewhere.
+    const coupon = await c.var.site.coupons.create({ ...input, productFamilyId: family.id });
+    return sendJson(201, await couponBody(c, coupon));
+  });
+
+  app.post('/coupons.json', async (c) => {
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(couponRequest, body);
+    refuseUniquenessToken(body);
+    return sendJson(201, await couponBody(c, await c.var.site.coupons.create(input)));
+  });
+
+  app.get('/coupons.json', async (c) => {
+    const page = couponListQuery.parse(queryOf(c));
+    return sendJson(200, await couponBodies(c, await c.var.site.coupons.list(page)));
+  });
+
+  // Registered before `/coupons/{id}.json`, which would otherwise read `find` and `validate` as ids.
+  app.get('/coupons/find.json', async (c) => {
+    const query = parseWireParams(couponCodeQuery, queryOf(c), 'query');
+    return sendJson(200, await couponBody(c, await c.var.site.coupons.findByCode(query.code)));
+  });
+
+  app.get('/coupons/validate.json', async (c) => {
+    const query = parseWireParams(couponCodeQuery, queryOf(c), 'query');
+    return sendJson(200, await couponBody(c, await c.var.site.coupons.validate(query.code, query.options)));
+  });
+
+  app.get('/product_families/:id/coupons/validate.json', async (c) => {
+    const productFamilyId = familyParam(c, 'id');
+    const query = parseWireParams(couponCodeQuery, queryOf(c), 'query');
+    const coupon = await c.var.site.coupons.validate(query.code, { productFamilyId });
+    return sendJson(200, await couponBody(c, coupon));
+  });
+
+  app.get(`/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    const coupon = await c.var.site.coupons.get(idParam(c, 'id', 'Coupon'));
+    return sendJson(200, await couponBody(c, coupon));
+  });
+
+  app.put(`/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(couponRequest, body);
+    refuseUniquenessToken(body);
+    return sendJson(200, await couponBody(c, await c.var.site.coupons.update(id, input)));
+  });
+
+  // Archives: the coupon can no longer be added, while subscriptions that have it keep the discount.
+  app.delete(`/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    const coupon = await c.var.site.coupons.archive(idParam(c, 'id', 'Coupon'));
+    return sendJson(200, await couponBody(c, coupon));
+  });
+}
