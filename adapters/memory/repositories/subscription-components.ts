@@ -12,6 +12,9 @@ export function memorySubscriptionComponents(state: MemoryState, journal: Journa
       if (existing) return state.subscriptionComponents.replace(journal, { ...existing, ...row, id: existing.id, createdAt: existing.createdAt })!;
       return state.subscriptionComponents.insert(journal, { ...row, id: state.subscriptionComponents.nextId() });
     },
+    async ensure(row) {
+      return findRow(row.siteId, row.subscriptionId, row.componentId) ?? state.subscriptionComponents.insert(journal, { ...row, id: state.subscriptionComponents.nextId() });
+    },
     async find(siteId, subscriptionId, componentId) {
       return findRow(siteId, subscriptionId, componentId);
     },
