@@ -40,7 +40,7 @@ import {
   readQuantity,
 } from './component-inputs.js';
 import { loadComponentVersion } from './component-service.js';
-import { chargeAttempt } from './payment-runner.js';
+import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { loadSite } from './site-service.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -414,21 +414,18 @@ export class AllocationService {
       const amount = Math.min(collectable, Math.max(0, balance));
       const profile = await ctx.tx.customers.findPaymentProfile(scope.site.id, subscription.paymentProfileId);
       if (amount === 0 || !profile) return { effects, prepared: undefined };
-      const attempt = await ctx.tx.payments.insert({
-        siteId: scope.site.id,
-        subscriptionId,
-        customerId: subscription.customerId,
-        idempotencyKey: key,
-        amountInCents: amount,
-        currency: scope.site.currency,
-        purpose: 'allocation',
-        status: 'pending',
-        gatewayTransactionId: null,
-        message: null,
-        transactionId: null,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
+      const attempt = await ctx.tx.payments.insert(
+        pendingAttempt({
+          siteId: scope.site.id,
+          subscriptionId,
+          customerId: subscription.customerId,
+          idempotencyKey: key,
+          amountInCents: amount,
+          currency: scope.site.currency,
+          purpose: 'allocation',
+          now: ctx.now,
+        }),
+      );
       const componentIds = new Set(parsed.map((p) => p.componentId));
       return {
         effects,

@@ -15,8 +15,8 @@ import type {
   TransactionType,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { chargeAttempt } from './payment-runner.js';
 import { settleIfPaid } from './lifecycle-service.js';
+import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { loadSite } from './site-service.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -751,21 +751,18 @@ async function insertAttempt(
   amountInCents: number,
   purpose: 'charge' | 'refund',
 ): Promise<PaymentAttemptRecord> {
-  return ctx.tx.payments.insert({
-    siteId: site.id,
-    subscriptionId: subscription.id,
-    customerId: subscription.customerId,
-    idempotencyKey: key,
-    amountInCents,
-    currency: site.currency,
-    purpose,
-    status: 'pending',
-    gatewayTransactionId: null,
-    message: null,
-    transactionId: null,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-  });
+  return ctx.tx.payments.insert(
+    pendingAttempt({
+      siteId: site.id,
+      subscriptionId: subscription.id,
+      customerId: subscription.customerId,
+      idempotencyKey: key,
+      amountInCents,
+      currency: site.currency,
+      purpose,
+      now: ctx.now,
+    }),
+  );
 }
 
 /**

@@ -3,8 +3,8 @@ import { addInterval, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
 import type { SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import type { RenewalService } from './renewal-service.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
+import type { RenewalService } from './renewal-service.js';
 import { loadSite } from './site-service.js';
 import {
   line,

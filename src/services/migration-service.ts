@@ -14,7 +14,7 @@ import type {
 } from '../ports/storage.js';
 import { runCommand } from './command-runner.js';
 import { recordStateChange } from './lifecycle-service.js';
-import { chargeAttempt } from './payment-runner.js';
+import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 import {
@@ -173,21 +173,18 @@ export class MigrationService {
         throw invalid(`No credit card was on file for the ${plan.paymentDueInCents} balance.`);
       }
       const attempt = await runCommand(this.#deps, ({ tx, now }) =>
-        tx.payments.insert({
-          siteId: plan.site.id,
-          subscriptionId: id,
-          customerId: plan.subscription.customerId,
-          idempotencyKey: `migration:${id}:${randomUUID()}`,
-          amountInCents: plan.paymentDueInCents,
-          currency: plan.site.currency,
-          purpose: 'migration',
-          status: 'pending',
-          gatewayTransactionId: null,
-          message: null,
-          transactionId: null,
-          createdAt: now,
-          updatedAt: now,
-        }),
+        tx.payments.insert(
+          pendingAttempt({
+            siteId: plan.site.id,
+            subscriptionId: id,
+            customerId: plan.subscription.customerId,
+            idempotencyKey: `migration:${id}:${randomUUID()}`,
+            amountInCents: plan.paymentDueInCents,
+            currency: plan.site.currency,
+            purpose: 'migration',
+            now: now,
+          }),
+        ),
       );
       const result = await chargeAttempt(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
       if (result.outcome !== 'success') {

@@ -14,9 +14,9 @@ import type {
   SubscriptionState,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { renewalComponentLines } from './component-billing.js';
-import { chargeAttempt } from './payment-runner.js';
+import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
+import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import {
   couponDiscounts,
@@ -663,21 +663,18 @@ export class RenewalService {
     amountInCents: number,
     purpose: string,
   ): Promise<PaymentAttemptRecord> {
-    return ctx.tx.payments.insert({
-      siteId: site.id,
-      subscriptionId: subscription.id,
-      customerId: subscription.customerId,
-      idempotencyKey: key,
-      amountInCents,
-      currency: site.currency,
-      purpose,
-      status: 'pending',
-      gatewayTransactionId: null,
-      message: null,
-      transactionId: null,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    });
+    return ctx.tx.payments.insert(
+      pendingAttempt({
+        siteId: site.id,
+        subscriptionId: subscription.id,
+        customerId: subscription.customerId,
+        idempotencyKey: key,
+        amountInCents,
+        currency: site.currency,
+        purpose,
+        now: ctx.now,
+      }),
+    );
   }
 
   /** Records a collected payment and moves the subscription out of dunning when it was in it. */

@@ -1,7 +1,7 @@
-import { BillingError, invalid, ValidationCollector } from '../errors.js';
 import { assertCurrency } from '../domain/money/index.js';
 import { constantTimeEqual, generateApiKey, generateSecret, hashSecret, sha256Hex } from '../domain/signing/index.js';
 import { assertTimeZone } from '../domain/time/index.js';
+import { BillingError, invalid, ValidationCollector } from '../errors.js';
 import type {
   ApiKeyRecord,
   ClearScope,

@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { computeDiscount, stackingErrors } from '../domain/catalog/coupon-discount.js';
 import { balanceDelta } from '../domain/ledger/balance-delta.js';
 import { prorate } from '../domain/money/index.js';
+import { productInterval } from '../domain/subscription/periods.js';
 import {
   addInterval,
   assertSnapDay,
+  billingPeriod,
   endOfLocalDay,
   firstSnapPeriodEnd,
   parseInstant,
@@ -11,22 +14,19 @@ import {
   type SnapDay,
   snapBoundary,
 } from '../domain/time/index.js';
-import { productInterval } from '../domain/subscription/periods.js';
-import { billingPeriod } from '../domain/time/index.js';
-import { computeDiscount, stackingErrors } from '../domain/catalog/coupon-discount.js';
 import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
 import type { CardInput, PaymentGateway } from '../ports/gateway.js';
 import type {
   AddressFields,
   CouponRecord,
   CustomerRecord,
-  SubscriptionDateField,
-  SubscriptionFilter,
   NewTransaction,
   PaymentProfileRecord,
   ProductTerms,
   SiteRecord,
   StorageTransaction,
+  SubscriptionDateField,
+  SubscriptionFilter,
   SubscriptionRecord,
   SubscriptionState,
   TransactionRecord,
@@ -34,23 +34,23 @@ import type {
 import { loadProduct, type ProductView } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 import {
-  clampPage,
-  type CustomerInput,
-  insertCustomer,
-  loadCustomer,
-  validateCustomerInput,
-} from './customer-service.js';
-import {
   type PlannedComponent,
   planSignupComponents,
   type SignupComponentInput,
   writeSignupComponents,
 } from './component-billing.js';
 import { couponForSignup } from './coupon-service.js';
+import {
+  type CustomerInput,
+  clampPage,
+  insertCustomer,
+  loadCustomer,
+  validateCustomerInput,
+} from './customer-service.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
-import { chargeAttempt } from './payment-runner.js';
-import { scheduleRenewalAt } from './renewal-schedule.js';
+import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { generateReferralCode } from './referral-service.js';
+import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 
 /** A card as `credit_card_attributes` gives it; expiry may be a number or a string. */
@@ -151,21 +151,18 @@ export class SubscriptionService {
     if (plan.totalInCents > 0) {
       attempt = await runCommand(this.#deps, async ({ tx, now }) => {
         await redeemCoupons(tx, plan.site.id, plan.coupons, now);
-        return tx.payments.insert({
-          siteId: plan.site.id,
-          subscriptionId: null,
-          customerId: plan.customer?.id ?? null,
-          idempotencyKey: `signup:${randomUUID()}`,
-          amountInCents: plan.totalInCents,
-          currency: plan.site.currency,
-          purpose: 'signup',
-          status: 'pending',
-          gatewayTransactionId: null,
-          message: null,
-          transactionId: null,
-          createdAt: now,
-          updatedAt: now,
-        });
+        return tx.payments.insert(
+          pendingAttempt({
+            siteId: plan.site.id,
+            subscriptionId: null,
+            customerId: plan.customer?.id ?? null,
+            idempotencyKey: `signup:${randomUUID()}`,
+            amountInCents: plan.totalInCents,
+            currency: plan.site.currency,
+            purpose: 'signup',
+            now: now,
+          }),
+        );
       });
       const result = await chargeAttempt(
         this.#deps.gateway,
