@@ -1,0 +1,21 @@
+/**
+ * The ordered list of schema migrations. Adding one is a new `NNNN-name.ts` file plus one line
+ * here; `migrate()` applies those not yet recorded in `billing_migrations`, in this order.
+ */
+import { foundationMigration } from './0001-foundation.js';
+import { billingRecordsMigration } from './0002-billing-records.js';
+import { catalogExtrasMigration } from './0003-catalog-extras.js';
+import { subscriptionComponentsMigration } from './0004-subscription-components.js';
+import { deliveriesMigration } from './0005-deliveries.js';
+import type { Migration } from './migration.js';
+
+export type { Migration } from './migration.js';
+
+/** Every migration, by increasing id. */
+export const MIGRATIONS: readonly Migration[] = [
+  foundationMigration,
+  billingRecordsMigration,
+  catalogExtrasMigration,
+  subscriptionComponentsMigration,
+  deliveriesMigration,
+];

@@ -1,0 +1,239 @@
+/**
+ * The catalog on SQL: product families, products, and their immutable versions, each version's
+ * terms one JSON document (so a new term needs no migration).
+ */
+import {
+  BillingError,
+  type CatalogRepository,
+  type ProductFamilyRecord,
+  type ProductRecord,
+  type ProductTerms,
+  type ProductVersionRecord,
+} from 'billing-engine';
+import type { Selectable, Updateable } from 'kysely';
+import { decodeId, decodeInstant, decodeInteger, decodeJsonObject, decodeNullableInstant } from '../codecs.js';
+import type { ProductFamiliesTable, ProductsTable, ProductVersionsTable } from '../schema.js';
+import { withConstraintConflict } from './constraint-conflict.js';
+import type { RepositoryContext } from './repository-context.js';
+
+/** Builds the catalog repository of one transaction. */
+export function createCatalogRepository(context: RepositoryContext): CatalogRepository {
+  const { db, encode } = context;
+  const insertVersion = async (siteId: number, productId: number, version: number, terms: ProductTerms, at: Date) => {
+    const row = await db
+      .insertInto('product_versions')
+      .values({
+        site_id: siteId,
+        product_id: productId,
+        version,
+        terms: encode.json(terms),
+        created_at: encode.instant(at),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return decodeVersion(row);
+  };
+
+  return {
+    async insertFamily(family) {
+      const row = await db
+        .insertInto('product_families')
+        .values({
+          site_id: family.siteId,
+          name: family.name,
+          handle: family.handle,
+          description: family.description,
+          created_at: encode.instant(family.createdAt),
+          updated_at: encode.instant(family.updatedAt),
+        })
+        // DO NOTHING rather than a failing statement, which would doom a Postgres transaction.
+        .onConflict((oc) => oc.columns(['site_id', 'handle']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) throw handleTaken('Product family', family.handle);
+      return decodeFamily(row);
+    },
+
+    async findFamily(siteId, id) {
+      const row = await db
+        .selectFrom('product_families')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && decodeFamily(row);
+    },
+
+    async findFamilyByHandle(siteId, handle) {
+      const row = await db
+        .selectFrom('product_families')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('handle', '=', handle)
+        .executeTakeFirst();
+      return row && decodeFamily(row);
+    },
+
+    async listFamilies(siteId) {
+      const rows = await db
+        .selectFrom('product_families')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeFamily);
+    },
+
+    async updateFamily(siteId, id, patch) {
+      const set: Updateable<ProductFamiliesTable> = {};
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.handle !== undefined) set.handle = patch.handle;
+      if (patch.description !== undefined) set.description = patch.description;
+      if (patch.updatedAt !== undefined) set.updated_at = encode.instant(patch.updatedAt);
+      if (Object.keys(set).length === 0) return this.findFamily(siteId, id);
+      const update = () =>
+        db
+          .updateTable('product_families')
+          .set(set)
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirst();
+      const handle = patch.handle;
+      const row =
+        handle === undefined
+          ? await update()
+          : await withConstraintConflict(context, 'unique', () => handleTaken('Product family', handle), update);
+      return row && decodeFamily(row);
+    },
+
+    async insertProduct(product, terms) {
+      const row = await db
+        .insertInto('products')
+        .values({
+          site_id: product.siteId,
+          family_id: product.familyId,
+          handle: product.handle,
+          current_version: 1,
+          archived_at: encode.nullableInstant(product.archivedAt),
+          created_at: encode.instant(product.createdAt),
+          updated_at: encode.instant(product.updatedAt),
+        })
+        .onConflict((oc) => oc.columns(['site_id', 'handle']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) throw handleTaken('Product', product.handle);
+      const stored = decodeProduct(row);
+      const version = await insertVersion(stored.siteId, stored.id, 1, terms, product.createdAt);
+      return { product: stored, version };
+    },
+
+    async addProductVersion(siteId, productId, expectedCurrent, terms, now) {
+      // Moving the pointer first takes the product's row lock, so of two concurrent edits at one
+      // expected version the second re-checks after the first commits and matches nothing.
+      const row = await db
+        .updateTable('products')
+        .set({ current_version: expectedCurrent + 1, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', productId)
+        .where('current_version', '=', expectedCurrent)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const version = await insertVersion(siteId, productId, expectedCurrent + 1, terms, now);
+      return { product: decodeProduct(row), version };
+    },
+
+    async setProductArchived(siteId, productId, archivedAt, now) {
+      const row = await db
+        .updateTable('products')
+        .set({ archived_at: encode.nullableInstant(archivedAt), updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', productId)
+        .returningAll()
+        .executeTakeFirst();
+      return row && decodeProduct(row);
+    },
+
+    async findProduct(siteId, id) {
+      const row = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && decodeProduct(row);
+    },
+
+    async findProductByHandle(siteId, handle) {
+      const row = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('handle', '=', handle)
+        .executeTakeFirst();
+      return row && decodeProduct(row);
+    },
+
+    async listProducts(siteId, familyId) {
+      const rows = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .$if(familyId !== undefined, (qb) => qb.where('family_id', '=', familyId as number))
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeProduct);
+    },
+
+    async findProductVersion(siteId, productId, version) {
+      const row = await db
+        .selectFrom('product_versions')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('product_id', '=', productId)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      return row && decodeVersion(row);
+    },
+  };
+}
+
+function handleTaken(what: string, handle: string): BillingError {
+  return new BillingError('conflict', `${what} handle ${handle} is already taken.`, { data: { handle } });
+}
+
+function decodeFamily(row: Selectable<ProductFamiliesTable>): ProductFamilyRecord {
+  return {
+    id: decodeId(row.id),
+    siteId: decodeId(row.site_id),
+    name: row.name,
+    handle: row.handle,
+    description: row.description,
+    createdAt: decodeInstant(row.created_at),
+    updatedAt: decodeInstant(row.updated_at),
+  };
+}
+
+function decodeProduct(row: Selectable<ProductsTable>): ProductRecord {
+  return {
+    id: decodeId(row.id),
+    siteId: decodeId(row.site_id),
+    familyId: decodeId(row.family_id),
+    handle: row.handle,
+    currentVersion: decodeInteger(row.current_version),
+    archivedAt: decodeNullableInstant(row.archived_at),
+    createdAt: decodeInstant(row.created_at),
+    updatedAt: decodeInstant(row.updated_at),
+  };
+}
+
+function decodeVersion(row: Selectable<ProductVersionsTable>): ProductVersionRecord {
+  return {
+    siteId: decodeId(row.site_id),
+    productId: decodeId(row.product_id),
+    version: decodeInteger(row.version),
+    terms: decodeJsonObject(row.terms) as unknown as ProductTerms,
+    createdAt: decodeInstant(row.created_at),
+  };
+}

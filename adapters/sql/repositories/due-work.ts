@@ -1,0 +1,203 @@
+/**
+ * Due work on SQL. Claims are one statement: a materialised CTE picks the next rows in
+ * `(due_at, id)` order and an UPDATE marks exactly those as claimed. On Postgres the CTE locks what
+ * it picks with `FOR UPDATE SKIP LOCKED`, so concurrent claimers pass over each other's rows
+ * instead of waiting or double-claiming; on SQLite the transaction already holds the database's
+ * single write lock (`begin immediate`), so no other claimer can run in between.
+ */
+import { BillingError, type DueWorkKind, type DueWorkRecord, type DueWorkRepository } from 'billing-engine';
+import { type Selectable, sql } from 'kysely';
+import { decodeId, decodeInstant, decodeInteger, decodeJsonObject, decodeNullableInstant } from '../codecs.js';
+import type { DueWorkTable } from '../schema.js';
+import type { RepositoryContext } from './repository-context.js';
+
+/** Statuses of rows that are still to be done; the claim and subject indexes are partial on them. */
+const OPEN_STATUSES = ['pending', 'claimed'] as const;
+
+/** Builds the due-work repository of one transaction. */
+export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext): DueWorkRepository {
+  return {
+    async schedule(work) {
+      // NewDueWork carries no "now", and storage must not read the wall clock (the engine runs on
+      // a manual clock in tests): like the memory adapter, the row is stamped with its due time.
+      const stamp = encode.instant(work.dueAt);
+      const row = await db
+        .insertInto('due_work')
+        .values({
+          site_id: work.siteId,
+          kind: work.kind,
+          subject_id: work.subjectId,
+          due_at: encode.instant(work.dueAt),
+          unique_key: work.uniqueKey,
+          payload: encode.json(work.payload ?? {}),
+          status: 'pending',
+          claimed_by: null,
+          lease_until: null,
+          attempts: 0,
+          created_at: stamp,
+          updated_at: stamp,
+        })
+        // The unique (site_id, unique_key) index makes a second schedule of one key a no-op even
+        // when two workers race: the loser's insert waits for the winner's row and then does nothing.
+        .onConflict((oc) => oc.columns(['site_id', 'unique_key']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      return row && decodeDueWork(row);
+    },
+
+    async findByKey(siteId, uniqueKey) {
+      const row = await db
+        .selectFrom('due_work')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('unique_key', '=', uniqueKey)
+        .executeTakeFirst();
+      return row && decodeDueWork(row);
+    },
+
+    async pendingFor(siteId, subjectId, kinds) {
+      if (kinds !== undefined && kinds.length === 0) return [];
+      const rows = await db
+        .selectFrom('due_work')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('subject_id', '=', subjectId)
+        .where('status', 'in', OPEN_STATUSES)
+        .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds as readonly DueWorkKind[]))
+        .orderBy('due_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeDueWork);
+    },
+
+    async claim({ until, limit, owner, leaseUntil, now, kinds, siteId, subjectId }) {
+      if (limit <= 0 || (kinds !== undefined && kinds.length === 0)) return [];
+      const rows = await db
+        .with(
+          (cte) => cte('picked').materialized(),
+          (qb) =>
+            qb
+              .selectFrom('due_work')
+              .select(['site_id', 'id'])
+              // Redundant with the OR below, but it lets SQLite use the partial claim index.
+              .where('status', 'in', OPEN_STATUSES)
+              .where((eb) =>
+                eb.or([
+                  eb('status', '=', 'pending'),
+                  eb.and([eb('status', '=', 'claimed'), eb('lease_until', '<=', encode.instant(now))]),
+                ]),
+              )
+              .where('due_at', '<=', encode.instant(until))
+              .$if(siteId !== undefined, (q) => q.where('site_id', '=', siteId as number))
+              .$if(subjectId !== undefined, (q) => q.where('subject_id', '=', subjectId as number))
+              .$if(kinds !== undefined, (q) => q.where('kind', 'in', kinds as readonly DueWorkKind[]))
+              .orderBy('due_at')
+              .orderBy('id')
+              .limit(limit)
+              .$if(hooks.rowLocks, (q) => q.forUpdate().skipLocked()),
+        )
+        .updateTable('due_work')
+        .set({
+          status: 'claimed',
+          claimed_by: owner,
+          lease_until: encode.instant(leaseUntil),
+          updated_at: encode.instant(now),
+        })
+        .where(sql<boolean>`(site_id, id) in (select site_id, id from picked)`)
+        .returningAll()
+        .execute();
+      // RETURNING has no defined order.
+      return rows.map(decodeDueWork).sort(byDueThenId);
+    },
+
+    async complete(siteId, id, owner, now) {
+      const result = await db
+        .updateTable('due_work')
+        .set({ status: 'done', lease_until: null, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .where('status', '=', 'claimed')
+        .where('claimed_by', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async release(siteId, id, owner, dueAt, now) {
+      const result = await db
+        .updateTable('due_work')
+        .set((eb) => ({
+          status: 'pending',
+          due_at: encode.instant(dueAt),
+          attempts: eb('attempts', '+', 1),
+          claimed_by: null,
+          lease_until: null,
+          updated_at: encode.instant(now),
+        }))
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .where('status', '=', 'claimed')
+        .where('claimed_by', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async cancelFor(siteId, subjectId, kinds, now) {
+      if (kinds !== undefined && kinds.length === 0) return 0;
+      const result = await db
+        .updateTable('due_work')
+        .set({ status: 'canceled', updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('subject_id', '=', subjectId)
+        .where('status', 'in', OPEN_STATUSES)
+        .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds as readonly DueWorkKind[]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async nextDueAt(siteId) {
+      const row = await db
+        .selectFrom('due_work')
+        .select((eb) => eb.fn.min('due_at').as('next'))
+        // `in` as well as `=`, so that SQLite sees the partial index's predicate and uses it.
+        .where('status', 'in', OPEN_STATUSES)
+        .where('status', '=', 'pending')
+        .$if(siteId !== undefined, (qb) => qb.where('site_id', '=', siteId as number))
+        .executeTakeFirst();
+      return row?.next === null || row?.next === undefined ? undefined : decodeInstant(row.next);
+    },
+  };
+}
+
+function byDueThenId(a: DueWorkRecord, b: DueWorkRecord): number {
+  return a.dueAt.getTime() - b.dueAt.getTime() || a.id - b.id;
+}
+
+function decodeDueWork(row: Selectable<DueWorkTable>): DueWorkRecord {
+  return {
+    id: decodeId(row.id),
+    siteId: decodeId(row.site_id),
+    kind: row.kind as DueWorkKind,
+    subjectId: decodeId(row.subject_id),
+    dueAt: decodeInstant(row.due_at),
+    uniqueKey: row.unique_key,
+    payload: decodeJsonObject(row.payload),
+    status: decodeStatus(row.status),
+    claimedBy: row.claimed_by,
+    leaseUntil: decodeNullableInstant(row.lease_until),
+    attempts: decodeInteger(row.attempts),
+    createdAt: decodeInstant(row.created_at),
+    updatedAt: decodeInstant(row.updated_at),
+  };
+}
+
+function decodeStatus(status: string): DueWorkRecord['status'] {
+  switch (status) {
+    case 'pending':
+    case 'claimed':
+    case 'done':
+    case 'canceled':
+      return status;
+    default:
+      throw new BillingError('storage', `Unknown due-work status ${status}.`);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * What every repository factory receives: the Kysely instance bound to the transaction's one
+ * connection, the dialect's encoders and hooks. Repositories are built per transaction, so they
+ * can never run a statement outside it.
+ */
+import type { Kysely } from 'kysely';
+import type { ValueEncoders } from '../codecs.js';
+import type { DialectHooks } from '../dialect-hooks.js';
+import type { Database } from '../schema.js';
+
+/** The transaction-scoped dependencies of a repository. */
+export interface RepositoryContext {
+  /** Runs on the transaction's connection only. */
+  readonly db: Kysely<Database>;
+  readonly encode: ValueEncoders;
+  readonly hooks: DialectHooks;
+}

@@ -1,0 +1,55 @@
+/** Whole-site data operations on SQL. */
+import type { SiteDataRepository } from 'billing-engine';
+import { decodeInteger } from '../codecs.js';
+import type { RepositoryContext } from './repository-context.js';
+
+/** Builds the site-data repository of one transaction. */
+export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRepository {
+  return {
+    async counts(siteId) {
+      const [customers, subscriptions, transactions] = await Promise.all([
+        db
+          .selectFrom('customers')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('site_id', '=', siteId)
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom('subscriptions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('site_id', '=', siteId)
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom('ledger_transactions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('site_id', '=', siteId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return {
+        customers: decodeInteger(customers.n),
+        subscriptions: decodeInteger(subscriptions.n),
+        transactions: decodeInteger(transactions.n),
+      };
+    },
+
+    async clear(siteId, _scope) {
+      // Both scopes remove the same tables today (as in the memory adapter): `all` will also cover
+      // records that belong to no customer once such tables exist. Children go before parents
+      // because the references between tenant tables do not cascade.
+      await db.deleteFrom('webhooks').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('direct_calls').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('usages').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('allocations').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('subscription_components').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('notes').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('metadata').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('ledger_transactions').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('payment_attempts').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('subscriptions').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('payment_profiles').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('customers').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('outbox_events').where('site_id', '=', siteId).execute();
+      // All of it, webhook deliveries included: they are about the records just removed.
+      await db.deleteFrom('due_work').where('site_id', '=', siteId).execute();
+    },
+  };
+}

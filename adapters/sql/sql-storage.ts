@@ -1,0 +1,263 @@
+/**
+ * The storage port on Kysely, shared by SQLite and Postgres. The dialect folders build a Kysely
+ * instance and a {@link DialectHooks}; everything else (transactions, retries, error mapping,
+ * migrations, repositories) lives here once.
+ */
+import {
+  BillingError,
+  type Storage,
+  type StorageCapabilities,
+  type StorageTransaction,
+  type TransactionOptions,
+} from 'billing-engine';
+import { type Kysely, sql } from 'kysely';
+import { applyMigrations } from './apply-migrations.js';
+import { createValueEncoders } from './codecs.js';
+import type { DialectHooks } from './dialect-hooks.js';
+import { guardRepository, type TransactionGuard, toBillingError } from './errors.js';
+import { createCatalogRepository } from './repositories/catalog.js';
+import { createComponentsRepository } from './repositories/components.js';
+import { createCouponsRepository } from './repositories/coupons.js';
+import { createCredentialsRepository } from './repositories/credentials.js';
+import { createCustomersRepository } from './repositories/customers.js';
+import { createDirectCallsRepository } from './repositories/direct-calls.js';
+import { createDueWorkRepository } from './repositories/due-work.js';
+import { createIdempotencyRepository } from './repositories/idempotency.js';
+import { createLedgerRepository } from './repositories/ledger.js';
+import { createMetafieldsRepository } from './repositories/metafields.js';
+import { createNotesRepository } from './repositories/notes.js';
+import { createOutboxRepository } from './repositories/outbox.js';
+import { createPaymentAttemptsRepository } from './repositories/payments.js';
+import type { RepositoryContext } from './repositories/repository-context.js';
+import { createSiteDataRepository } from './repositories/site-data.js';
+import { createSitesRepository } from './repositories/sites.js';
+import { createSubscriptionComponentsRepository } from './repositories/subscription-components.js';
+import { createSubscriptionsRepository } from './repositories/subscriptions.js';
+import { createWebhooksRepository } from './repositories/webhooks.js';
+import type { Database } from './schema.js';
+
+/** The repository factories of a transaction: adding a repository to the port adds one line here. */
+const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: RepositoryContext) => StorageTransaction[K] } = {
+  sites: createSitesRepository,
+  siteData: createSiteDataRepository,
+  credentials: createCredentialsRepository,
+  idempotency: createIdempotencyRepository,
+  dueWork: createDueWorkRepository,
+  outbox: createOutboxRepository,
+  catalog: createCatalogRepository,
+  customers: createCustomersRepository,
+  subscriptions: createSubscriptionsRepository,
+  ledger: createLedgerRepository,
+  payments: createPaymentAttemptsRepository,
+  components: createComponentsRepository,
+  coupons: createCouponsRepository,
+  metafields: createMetafieldsRepository,
+  notes: createNotesRepository,
+  subscriptionComponents: createSubscriptionComponentsRepository,
+  webhooks: createWebhooksRepository,
+  directCalls: createDirectCallsRepository,
+};
+
+/** Options of {@link createSqlStorage}. */
+export interface SqlStorageOptions {
+  /** The Kysely instance; the storage owns it and destroys it on `close()`. */
+  readonly db: Kysely<Database>;
+  readonly hooks: DialectHooks;
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Called by `close()` after Kysely is destroyed. Kysely only closes a database or pool it has
+   * used, so the dialect releases its own here (idempotently) for a storage closed unused.
+   */
+  readonly release?: () => Promise<void> | void;
+}
+
+/**
+ * Builds a {@link Storage} on a Kysely instance. Each `transaction()` takes one connection, opens
+ * the transaction with the dialect's `begin` statement, builds the repositories on that
+ * connection, and commits when `work` resolves. A retryable failure (serialization, deadlock)
+ * runs the whole `work` again, up to `hooks.maxAttempts` times, so `work` must not have effects
+ * outside the database (the engine never calls a gateway inside a transaction).
+ *
+ * A statement the database rejects dooms its transaction, even when `work` catches the error:
+ * Postgres refuses every later statement of an aborted transaction, and SQLite behaves the same
+ * here so that both dialects agree. Answers a repository gives on purpose without failing a
+ * statement (a taken subdomain, an existing schedule key, a held idempotency key) do not doom it.
+ */
+export function createSqlStorage(options: SqlStorageOptions): Storage {
+  const { db, hooks, capabilities } = options;
+  const encode = createValueEncoders(hooks.name);
+  let closed = false;
+
+  async function attempt<T>(
+    txOptions: TransactionOptions | undefined,
+    work: (conn: Kysely<Database>, scope: TransactionScope) => Promise<T>,
+  ): Promise<T> {
+    // Set once the error to report is final (from `work`, or an explained commit failure).
+    let workFailed = false;
+    const releaseWriter = hooks.acquireWriter === undefined ? undefined : await hooks.acquireWriter();
+    try {
+      return await db.connection().execute(async (conn) => {
+        const scope = new TransactionScope(hooks);
+        await sql.raw(hooks.beginStatement(txOptions)).execute(conn);
+        let result: T;
+        try {
+          result = await work(conn, scope);
+          scope.throwIfDoomed();
+        } catch (error) {
+          workFailed = true;
+          scope.end();
+          await rollbackQuietly(conn);
+          throw error;
+        }
+        scope.end();
+        try {
+          await sql.raw('commit').execute(conn);
+        } catch (error) {
+          await rollbackQuietly(conn);
+          workFailed = true;
+          // A rejected COMMIT rolled back; a connection lost during COMMIT leaves the outcome
+          // unknown to us, which is why payments are reconciled by key rather than retried blindly.
+          throw new BillingError('storage', `Commit failed: ${messageOf(error)}`, {
+            cause: error,
+            data: { phase: 'commit' },
+          });
+        }
+        return result;
+      });
+    } catch (error) {
+      // Errors of `work` reach the caller as they are; failures to connect or to begin are mapped.
+      throw workFailed ? error : toBillingError(error, hooks);
+    } finally {
+      releaseWriter?.();
+    }
+  }
+
+  async function run<T>(
+    txOptions: TransactionOptions | undefined,
+    work: (conn: Kysely<Database>, scope: TransactionScope) => Promise<T>,
+  ): Promise<T> {
+    if (closed) throw new BillingError('storage', 'The storage is closed.');
+    for (let attemptNo = 1; ; attemptNo++) {
+      try {
+        return await attempt(txOptions, work);
+      } catch (error) {
+        if (attemptNo >= hooks.maxAttempts || !hooks.isRetryable(error)) throw error;
+        // Jittered backoff so that the transactions that collided do not collide again in step.
+        await sleep(Math.random() * 10 * 2 ** attemptNo);
+      }
+    }
+  }
+
+  return {
+    capabilities,
+
+    transaction(work, options) {
+      return run(options, (conn, scope) => {
+        const context: RepositoryContext = { db: conn, encode, hooks };
+        return work(buildTransaction(context, scope));
+      });
+    },
+
+    async migrate() {
+      await run({ isolation: 'read_committed' }, (conn) => applyMigrations(conn, hooks, encode));
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await db.destroy();
+        await options.release?.();
+      } catch (error) {
+        throw toBillingError(error, hooks);
+      }
+    },
+  };
+}
+
+/** The state of one open transaction, shared by its guarded repositories. */
+class TransactionScope implements TransactionGuard {
+  readonly #hooks: DialectHooks;
+  #open = true;
+  #failure: BillingError | undefined;
+
+  constructor(hooks: DialectHooks) {
+    this.#hooks = hooks;
+  }
+
+  assertOpen(): void {
+    if (!this.#open) throw new BillingError('storage', 'This transaction has already ended.');
+  }
+
+  fail(error: unknown): BillingError {
+    const mapped = toBillingError(error, this.#hooks);
+    this.#failure ??= mapped;
+    return mapped;
+  }
+
+  /** Refuses to commit after a failed statement (see {@link createSqlStorage}). */
+  throwIfDoomed(): void {
+    if (this.#failure === undefined) return;
+    throw new BillingError(
+      'storage',
+      `Transaction rolled back: an earlier statement failed (${this.#failure.message})`,
+      { cause: this.#failure },
+    );
+  }
+
+  end(): void {
+    this.#open = false;
+  }
+}
+
+interface TransactionState {
+  readonly context: RepositoryContext;
+  readonly scope: TransactionScope;
+  readonly built: Map<string, object>;
+}
+
+const STATE = Symbol('transaction state');
+
+/**
+ * The prototype of every `tx`: one lazy getter per repository, defined once. Repositories are
+ * built on first use because a command touches a few of the many, and SQLite transactions are
+ * short enough that building all of them each time would show in their cost.
+ */
+const TRANSACTION_PROTOTYPE: object = {};
+for (const [name, create] of Object.entries(REPOSITORIES)) {
+  Object.defineProperty(TRANSACTION_PROTOTYPE, name, {
+    enumerable: true,
+    get(this: { [STATE]: TransactionState }) {
+      const state = this[STATE];
+      let repository = state.built.get(name);
+      if (repository === undefined) {
+        repository = guardRepository((create as (ctx: RepositoryContext) => object)(state.context), state.scope);
+        state.built.set(name, repository);
+      }
+      return repository;
+    },
+  });
+}
+
+function buildTransaction(context: RepositoryContext, scope: TransactionScope): StorageTransaction {
+  const tx = Object.create(TRANSACTION_PROTOTYPE) as { [STATE]: TransactionState };
+  tx[STATE] = { context, scope, built: new Map() };
+  return tx as unknown as StorageTransaction;
+}
+
+async function rollbackQuietly(conn: Kysely<Database>): Promise<void> {
+  try {
+    await sql.raw('rollback').execute(conn);
+  } catch {
+    // The connection is gone or the transaction already ended; either way nothing was committed,
+    // and the error worth reporting is the one that got us here.
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { componentScenarios } from './components.suite.js';
+
+componentScenarios(sqliteHarness);

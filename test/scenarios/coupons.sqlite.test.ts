@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { couponScenarios } from './coupons.suite.js';
+
+couponScenarios(sqliteHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { migrationScenarios } from './migration.suite.js';
+
+migrationScenarios(sqliteHarness);

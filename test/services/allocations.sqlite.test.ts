@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { allocationsSuite } from './allocations.suite.js';
+
+allocationsSuite(sqliteHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { directPostSuite } from './direct-post.suite.js';
+
+directPostSuite(sqliteHarness);

@@ -1,0 +1,6 @@
+import { afterAll } from 'vitest';
+import { closePostgresTestServer, postgresHarness } from '../support/postgres.js';
+import { ledgerSuite } from './ledger.suite.js';
+
+afterAll(closePostgresTestServer);
+ledgerSuite(postgresHarness());

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { ledgerSuite } from './ledger.suite.js';
+
+ledgerSuite(sqliteHarness);

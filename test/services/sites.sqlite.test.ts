@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { sitesSuite } from './sites.suite.js';
+
+sitesSuite(sqliteHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { webhooksSuite } from './webhooks.suite.js';
+
+webhooksSuite(sqliteHarness);
