@@ -10,8 +10,8 @@
  * environment variable DATABASE_URL is used when it is not given.
  */
 import { serve } from '@hono/node-server';
-import { Command, InvalidArgumentError } from 'commander';
 import { BillingError, createBillingEngine } from 'billing-engine';
+import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
 import { DEFAULT_DATABASE, openStorage } from './storage-from-url.js';
@@ -21,7 +21,10 @@ const program = new Command()
   .description('Admin commands of the billing engine: schema, sites, and the HTTP server.')
   .showHelpAfterError();
 
-const dbOption = ['--db <url>', 'SQLite file path or postgres:// URL (default: $DATABASE_URL or ./data/billing.sqlite)'] as const;
+const dbOption = [
+  '--db <url>',
+  'SQLite file path or postgres:// URL (default: $DATABASE_URL or ./data/billing.sqlite)',
+] as const;
 const database = (db: string | undefined) => db ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE;
 
 function port(value: string): number {
@@ -56,35 +59,51 @@ program
   .option('--name <name>', 'display name')
   .option('--live', 'create the site in live mode', false)
   .option('--json', 'print one JSON object', false)
-  .action(async (options: { db?: string; subdomain: string; currency: string; timeZone: string; name?: string; live: boolean; json: boolean }) => {
-    const { storage } = openStorage(database(options.db));
-    const engine = createBillingEngine({ storage });
-    try {
-      await engine.migrate();
-      const created = await engine.sites.create({
-        subdomain: options.subdomain,
-        currency: options.currency,
-        timeZone: options.timeZone,
-        mode: options.live ? 'live' : 'test',
-        ...(options.name === undefined ? {} : { name: options.name }),
-      });
-      const out = {
-        subdomain: created.site.subdomain,
-        mode: created.site.mode,
-        api_key: created.apiKey,
-        shared_key: created.sharedKey,
-        direct: { api_id: created.direct.apiId, api_secret: created.direct.apiSecret, api_password: created.direct.apiPassword },
-      };
-      if (options.json) console.log(JSON.stringify(out));
-      else {
-        console.log(`site ${out.subdomain} (${out.mode}) created; credentials are shown once:`);
-        console.log(`  api key:         ${out.api_key}\n  shared key:      ${out.shared_key}`);
-        console.log(`  direct api_id:   ${out.direct.api_id}\n  direct secret:   ${out.direct.api_secret}\n  direct password: ${out.direct.api_password}`);
+  .action(
+    async (options: {
+      db?: string;
+      subdomain: string;
+      currency: string;
+      timeZone: string;
+      name?: string;
+      live: boolean;
+      json: boolean;
+    }) => {
+      const { storage } = openStorage(database(options.db));
+      const engine = createBillingEngine({ storage });
+      try {
+        await engine.migrate();
+        const created = await engine.sites.create({
+          subdomain: options.subdomain,
+          currency: options.currency,
+          timeZone: options.timeZone,
+          mode: options.live ? 'live' : 'test',
+          ...(options.name === undefined ? {} : { name: options.name }),
+        });
+        const out = {
+          subdomain: created.site.subdomain,
+          mode: created.site.mode,
+          api_key: created.apiKey,
+          shared_key: created.sharedKey,
+          direct: {
+            api_id: created.direct.apiId,
+            api_secret: created.direct.apiSecret,
+            api_password: created.direct.apiPassword,
+          },
+        };
+        if (options.json) console.log(JSON.stringify(out));
+        else {
+          console.log(`site ${out.subdomain} (${out.mode}) created; credentials are shown once:`);
+          console.log(`  api key:         ${out.api_key}\n  shared key:      ${out.shared_key}`);
+          console.log(
+            `  direct api_id:   ${out.direct.api_id}\n  direct secret:   ${out.direct.api_secret}\n  direct password: ${out.direct.api_password}`,
+          );
+        }
+      } finally {
+        await engine.close();
       }
-    } finally {
-      await engine.close();
-    }
-  });
+    },
+  );
 
 program
   .command('serve')
@@ -95,7 +114,10 @@ program
   .action(async (options: { db?: string; port?: number; compat?: string }) => {
     const { storage, describe } = openStorage(database(options.db));
     // Loopback receivers on any port only when asked, for local development (never for live sites).
-    const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' } });
+    const engine = createBillingEngine({
+      storage,
+      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
+    });
     await engine.migrate();
     const listenPort = options.port ?? (process.env.PORT ? port(process.env.PORT) : 3000);
     const compat = (options.compat ?? process.env.BILLING_COMPAT) === 'chargify' ? 'chargify' : 'spec';

@@ -5,10 +5,21 @@ import type { BillingEngine, CreatedSite } from 'billing-engine';
  * returns its credentials; used by `serve` on an empty database so a newcomer has something to call.
  */
 export async function createDemoSite(engine: BillingEngine): Promise<CreatedSite> {
-  const created = await engine.sites.create({ subdomain: 'acme', name: 'Acme', currency: 'USD', timeZone: 'America/New_York' });
+  const created = await engine.sites.create({
+    subdomain: 'acme',
+    name: 'Acme',
+    currency: 'USD',
+    timeZone: 'America/New_York',
+  });
   const acme = engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Acme Projects', handle: 'acme-projects' });
-  await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 1000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
   await acme.catalog.createProduct(family.id, {
     name: 'Pro',
     handle: 'pro',
@@ -19,7 +30,13 @@ export async function createDemoSite(engine: BillingEngine): Promise<CreatedSite
     trialIntervalUnit: 'day',
     trialPriceInCents: 0,
   });
-  await acme.components.create(family.id, { kind: 'quantity_based_component', name: 'Seats', unitName: 'seat', pricingScheme: 'per_unit', unitPrice: '5.00' });
+  await acme.components.create(family.id, {
+    kind: 'quantity_based_component',
+    name: 'Seats',
+    unitName: 'seat',
+    pricingScheme: 'per_unit',
+    unitPrice: '5.00',
+  });
   await acme.coupons.create({ name: 'Welcome', code: 'WELCOME10', percentage: '10', productFamilyId: family.id });
   return created;
 }

@@ -15,12 +15,17 @@ import { LifecycleService } from './services/lifecycle-service.js';
 import { MetafieldService } from './services/metafield-service.js';
 import { MigrationService } from './services/migration-service.js';
 import { NoteService } from './services/note-service.js';
-import { ReferralService } from './services/referral-service.js';
 import { type PreviewResult, previewCommand } from './services/preview.js';
+import { ReferralService } from './services/referral-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
 import { type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
-import { type DeliverDueOptions, type DeliverySummary, WebhookService, type WebhookServiceOptions } from './services/webhook-service.js';
+import {
+  type DeliverDueOptions,
+  type DeliverySummary,
+  WebhookService,
+  type WebhookServiceOptions,
+} from './services/webhook-service.js';
 import { createTestGateway } from './test-gateway.js';
 
 /** Options of {@link createBillingEngine}. */
@@ -93,7 +98,17 @@ const LIFECYCLE = [
 const MIGRATIONS = ['changeProduct', 'migrate'] as const;
 const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
 const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
-const WEBHOOKS = ['createEndpoint', 'updateEndpoint', 'deleteEndpoint', 'listEndpoints', 'getEndpoint', 'sendTest', 'replay', 'list', 'get'] as const;
+const WEBHOOKS = [
+  'createEndpoint',
+  'updateEndpoint',
+  'deleteEndpoint',
+  'listEndpoints',
+  'getEndpoint',
+  'sendTest',
+  'replay',
+  'list',
+  'get',
+] as const;
 const ALLOCATIONS = [
   'allocate',
   'allocateMany',

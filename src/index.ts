@@ -2,121 +2,8 @@
  * billing-engine: an embeddable subscription billing engine. This is the package's only root
  * surface: the engine factory, the storage and clock ports, records, errors and helpers.
  */
-export * from './errors.js';
-export type { Clock } from './ports/clock.js';
+
 export { ManualClock, systemClock } from './clock.js';
-export type * from './ports/storage.js';
-export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
-export {
-  type BillingEngine,
-  type BillingEngineOptions,
-  type Bound,
-  createBillingEngine,
-  type SiteHandle,
-} from './engine.js';
-export {
-  type ApiKeySummary,
-  type CreatedSite,
-  type CreateSiteInput,
-  DEFAULT_SITE_SETTINGS,
-  type IssuedDirectCredentials,
-  SiteService,
-  type SiteSettingsInput,
-  type UpdateSiteInput,
-} from './services/site-service.js';
-export type * from './ports/gateway.js';
-export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
-export type {
-  CatalogCopySummary,
-  FamilyInput,
-  FamilyUpdateInput,
-  ListProductsOptions,
-  ProductInput,
-  ProductView,
-} from './services/catalog-service.js';
-export type {
-  ComponentInput,
-  ComponentKindInput,
-  ComponentPriceQuote,
-  ComponentUpdateInput,
-  ComponentView,
-  ListComponentsOptions,
-} from './services/component-service.js';
-export {
-  COUPON_NOT_FOUND,
-  type CouponInput,
-  type CouponValidateOptions,
-  type ListCouponsOptions,
-} from './services/coupon-service.js';
-export type {
-  MetadataInput,
-  MetafieldInput,
-  MetafieldResourceInput,
-  MetafieldScopeInput,
-  ScopeFlagInput,
-} from './services/metafield-service.js';
-export { componentPrice, parseComponentPricing, validateBrackets } from './domain/catalog/component-pricing.js';
-export { computeDiscount } from './domain/catalog/coupon-discount.js';
-export type { CustomerInput } from './services/customer-service.js';
-export type {
-  CreateSubscriptionInput,
-  CreditCardInput,
-  SubscriptionListQuery,
-  SubscriptionView,
-} from './services/subscription-service.js';
-export type { CancellationMethod, CancelInput, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
-export type { MigrationInput, MigrationPreview, ProductChangeInput } from './services/migration-service.js';
-export type { PreviewResult } from './services/preview.js';
-export {
-  isAllowedMove,
-  LIFECYCLE_EVENTS,
-  LIVE_STATES,
-  type LifecycleEvent,
-  nextState,
-  transition,
-} from './domain/subscription/state-machine.js';
-export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
-export { toMajorString } from './domain/money/index.js';
-export type {
-  AdjustmentInput,
-  AmountFields,
-  ChargeInput,
-  CreditInput,
-  RefundInput,
-  TransactionListInput,
-} from './services/ledger-service.js';
-export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
-export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
-export * from './wire/index.js';
-export type {
-  AllocationEffect,
-  AllocationInput,
-  AllocationPayment,
-  AllocationPreview,
-  AllocationResult,
-  BulkAllocationInput,
-  BulkAllocationResult,
-  SubscriptionComponentView,
-  UsageInput,
-  UsageResult,
-} from './services/allocation-service.js';
-export type { SignupComponentInput } from './services/component-billing.js';
-export type { ProrationMode } from './domain/components/index.js';
-export {
-  DIRECT_NONCE_SCOPE,
-  DIRECT_SUCCESS_RESULT_CODE,
-  type DirectBasicCredentials,
-  type DirectCallError,
-  type DirectCallJson,
-  type DirectCallResult,
-  type DirectPostForm,
-  type DirectPostOptions,
-  type DirectPostResult,
-  DirectPostService,
-  directCallJson,
-  formParamsFromJson,
-  parseDirectForm,
-} from './services/direct-post-service.js';
 export {
   type BuildSecureFieldsOptions,
   buildSecureFields,
@@ -127,6 +14,10 @@ export {
   type SecureFieldValues,
   verifyDirectRedirect,
 } from './direct-post-helpers.js';
+export { componentPrice, parseComponentPricing, validateBrackets } from './domain/catalog/component-pricing.js';
+export { computeDiscount } from './domain/catalog/coupon-discount.js';
+export type { ProrationMode } from './domain/components/index.js';
+export { toMajorString } from './domain/money/index.js';
 export {
   constantTimeEqual,
   directRequestSignature,
@@ -143,6 +34,115 @@ export {
   webhookSignatureHmacSha256,
   webhookSignatureMd5,
 } from './domain/signing/index.js';
+export {
+  isAllowedMove,
+  LIFECYCLE_EVENTS,
+  LIVE_STATES,
+  type LifecycleEvent,
+  nextState,
+  transition,
+} from './domain/subscription/state-machine.js';
+export {
+  type BillingEngine,
+  type BillingEngineOptions,
+  type Bound,
+  createBillingEngine,
+  type SiteHandle,
+} from './engine.js';
+export * from './errors.js';
+export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
+export * from './portal-link.js';
+export type { Clock } from './ports/clock.js';
+export type * from './ports/gateway.js';
+export type * from './ports/storage.js';
+export type {
+  AllocationEffect,
+  AllocationInput,
+  AllocationPayment,
+  AllocationPreview,
+  AllocationResult,
+  BulkAllocationInput,
+  BulkAllocationResult,
+  SubscriptionComponentView,
+  UsageInput,
+  UsageResult,
+} from './services/allocation-service.js';
+export type {
+  CatalogCopySummary,
+  FamilyInput,
+  FamilyUpdateInput,
+  ListProductsOptions,
+  ProductInput,
+  ProductView,
+} from './services/catalog-service.js';
+export type { SignupComponentInput } from './services/component-billing.js';
+export type {
+  ComponentInput,
+  ComponentKindInput,
+  ComponentPriceQuote,
+  ComponentUpdateInput,
+  ComponentView,
+  ListComponentsOptions,
+} from './services/component-service.js';
+export {
+  COUPON_NOT_FOUND,
+  type CouponInput,
+  type CouponValidateOptions,
+  type ListCouponsOptions,
+} from './services/coupon-service.js';
+export type { CustomerInput } from './services/customer-service.js';
+export {
+  DIRECT_NONCE_SCOPE,
+  DIRECT_SUCCESS_RESULT_CODE,
+  type DirectBasicCredentials,
+  type DirectCallError,
+  type DirectCallJson,
+  type DirectCallResult,
+  type DirectPostForm,
+  type DirectPostOptions,
+  type DirectPostResult,
+  DirectPostService,
+  directCallJson,
+  formParamsFromJson,
+  parseDirectForm,
+} from './services/direct-post-service.js';
+export type {
+  AdjustmentInput,
+  AmountFields,
+  ChargeInput,
+  CreditInput,
+  RefundInput,
+  TransactionListInput,
+} from './services/ledger-service.js';
+export type { CancelInput, CancellationMethod, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
+export type {
+  MetadataInput,
+  MetafieldInput,
+  MetafieldResourceInput,
+  MetafieldScopeInput,
+  ScopeFlagInput,
+} from './services/metafield-service.js';
+export type { MigrationInput, MigrationPreview, ProductChangeInput } from './services/migration-service.js';
+export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
+export type { PreviewResult } from './services/preview.js';
+export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
+export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
+export {
+  type ApiKeySummary,
+  type CreatedSite,
+  type CreateSiteInput,
+  DEFAULT_SITE_SETTINGS,
+  type IssuedDirectCredentials,
+  SiteService,
+  type SiteSettingsInput,
+  type UpdateSiteInput,
+} from './services/site-service.js';
+export type {
+  CreateSubscriptionInput,
+  CreditCardInput,
+  SubscriptionListQuery,
+  SubscriptionView,
+} from './services/subscription-service.js';
 export type {
   DeliverDueOptions,
   DeliverySummary,
@@ -151,6 +151,7 @@ export type {
   WebhookServiceOptions,
   WebhookView,
 } from './services/webhook-service.js';
+export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
 export {
   CHARGIFY_WEBHOOK_SIGNATURE_HEADER,
   type RejectedWebhook,
@@ -160,3 +161,4 @@ export {
   WEBHOOK_SIGNATURE_HEADER,
   webhookSignatureFrom,
 } from './webhook-receiver.js';
+export * from './wire/index.js';

@@ -1,29 +1,29 @@
 import type {
   AllocationRecord,
-  DirectCallRecord,
-  WebhookEndpointRecord,
-  WebhookRecord,
   ApiKeyRecord,
-  SubscriptionComponentRecord,
-  UsageRecord,
   ComponentRecord,
   ComponentVersionRecord,
   CouponRecord,
+  CustomerRecord,
+  DirectCallRecord,
+  DirectCredentialRecord,
+  DueWorkRecord,
   MetadataRecord,
   MetafieldRecord,
   NoteRecord,
-  CustomerRecord,
+  OutboxEventRecord,
   PaymentAttemptRecord,
   PaymentProfileRecord,
   ProductFamilyRecord,
   ProductRecord,
   ProductVersionRecord,
+  SiteRecord,
+  SubscriptionComponentRecord,
   SubscriptionRecord,
   TransactionRecord,
-  DirectCredentialRecord,
-  DueWorkRecord,
-  OutboxEventRecord,
-  SiteRecord,
+  UsageRecord,
+  WebhookEndpointRecord,
+  WebhookRecord,
 } from 'billing-engine';
 import { MemoryTable } from './memory-table.js';
 
@@ -108,7 +108,12 @@ export class MemoryState {
 
   /** Tables of customer data, cleared by a site data clear. */
   customerTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
-    return [this.customers, this.paymentProfiles, this.subscriptions, this.transactions, this.payments,
+    return [
+      this.customers,
+      this.paymentProfiles,
+      this.subscriptions,
+      this.transactions,
+      this.payments,
       this.metadata,
       this.notes,
       this.subscriptionComponents,

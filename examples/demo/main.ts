@@ -10,13 +10,27 @@ const clock = new ManualClock('2026-01-31T15:00:00Z');
 const engine = createBillingEngine({ storage: createMemoryStorage(), clock });
 await engine.migrate();
 
-const { site, apiKey } = await engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York', name: 'Acme' });
-console.log(`site ${site.subdomain} (${site.currency}, ${site.timeZone}); API key ${apiKey.slice(0, 12)}... shown once`);
+const { site, apiKey } = await engine.sites.create({
+  subdomain: 'acme',
+  currency: 'USD',
+  timeZone: 'America/New_York',
+  name: 'Acme',
+});
+console.log(
+  `site ${site.subdomain} (${site.currency}, ${site.timeZone}); API key ${apiKey.slice(0, 12)}... shown once`,
+);
 
 const acme = await engine.authenticate('acme', apiKey);
 const family = await acme.catalog.createFamily({ name: 'Acme Projects' });
-const pro = await acme.catalog.createProduct(family.id, { name: 'Pro', priceInCents: 2900, interval: 1, intervalUnit: 'month' });
-console.log(`product ${pro.product.handle} v${pro.version.version}: ${toMajorString(pro.version.terms.priceInCents, site.currency)} per month`);
+const pro = await acme.catalog.createProduct(family.id, {
+  name: 'Pro',
+  priceInCents: 2900,
+  interval: 1,
+  intervalUnit: 'month',
+});
+console.log(
+  `product ${pro.product.handle} v${pro.version.version}: ${toMajorString(pro.version.terms.priceInCents, site.currency)} per month`,
+);
 
 const signup = await acme.subscriptions.create({
   productHandle: 'pro',
@@ -44,5 +58,7 @@ for (const line of await acme.subscriptions.transactions(view.subscription.id)) 
     `  ${line.createdAt.toISOString().slice(0, 10)}  ${line.type.padEnd(8)} ${toMajorString(line.amountInCents, site.currency).padStart(7)}  ${toMajorString(line.endingBalanceInCents, site.currency).padStart(8)}  ${line.memo}`,
   );
 }
-console.log(`\nbalance ${toMajorString(view.balanceInCents, site.currency)}; next renewal ${view.subscription.currentPeriodEndsAt.toISOString()}`);
+console.log(
+  `\nbalance ${toMajorString(view.balanceInCents, site.currency)}; next renewal ${view.subscription.currentPeriodEndsAt.toISOString()}`,
+);
 await engine.close();

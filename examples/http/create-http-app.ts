@@ -5,7 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { apiKeyFromAuthorization } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
 import { directPostFor, registerDirectRoutes } from './routes/direct-routes.js';
+import { type HostedRoutesOptions, registerHostedRoutes } from './routes/hosted-routes.js';
 import { registerApiRoutes } from './routes/index.js';
+import type { PortalLinkRoutesOptions } from './routes/portal-link-routes.js';
 import { siteFromHost } from './site-from-host.js';
 import { createTokenBucket, type TokenBucketOptions } from './token-bucket.js';
 import { errorListBody, INTERNAL_ERROR_MESSAGE, serializeError, type WireCompat } from './wire-bridge.js';
@@ -23,6 +25,10 @@ export interface HttpAppOptions {
   readonly bodyLimitBytes?: number;
   /** Per-key limits, or `false` to turn limiting off. Default 200 requests burst, 50 per second. */
   readonly rateLimit?: HttpRateLimitOptions | false;
+  /** Billing-portal links: lifetime, public origin, and the clock they are signed against. */
+  readonly portalLinks?: PortalLinkRoutesOptions;
+  /** Options of the hosted pages (card update page, billing portal). */
+  readonly hosted?: Omit<HostedRoutesOptions, 'logError'>;
   /** Where unexpected (non-BillingError) failures are reported; default `console.error`. */
   readonly logError?: (error: unknown, request: Request) => void;
 }
@@ -58,6 +64,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
 
   // Before the key middleware: direct posts authenticate by signature or direct credentials, not an API key.
   registerDirectRoutes(app, directPostFor(engine), { bodyLimitBytes: maxSize, logError });
+  registerHostedRoutes(app, engine, { ...options.hosted, logError });
 
   app.use('*', async (c, next) => {
     const subdomain = siteFromHost(c.req.header('host'));
@@ -92,7 +99,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     }),
   );
 
-  registerApiRoutes(app, engine);
+  registerApiRoutes(app, engine, { portalLinks: options.portalLinks });
 
   // Unknown paths and formats other than `.json` (spec `{format}`) are 404s with a JSON body.
   app.notFound((c) => sendJson(404, { errors: [`No route matches ${c.req.method} ${new URL(c.req.url).pathname}.`] }));

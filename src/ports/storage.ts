@@ -29,6 +29,7 @@ import type {
 } from './catalog-extras.js';
 
 export type * from './billing-records.js';
+
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
 
 export type * from './catalog-extras.js';

@@ -2,7 +2,6 @@ import { firstFreeHandle, HANDLE_PATTERN, slugify } from '../domain/catalog/hand
 import { parseMinorAmount } from '../domain/money/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
 import type {
-  CatalogRepository,
   IntervalUnit,
   ProductFamilyRecord,
   ProductRecord,

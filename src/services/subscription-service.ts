@@ -823,6 +823,8 @@ export interface SubscriptionListQuery {
   /** One state or several; `canceled` is accepted for `cancelled`. */
   readonly state?: string | readonly string[];
   readonly productId?: number;
+  /** Only this customer's subscriptions. */
+  readonly customerId?: number;
   readonly couponCode?: string;
   readonly dateField?: SubscriptionDateField;
   /** `YYYY-MM-DD`, inclusive, in the site zone. */
@@ -891,6 +893,7 @@ async function listFilter(
   return {
     ...(states === undefined ? {} : { states }),
     ...(query.productId === undefined ? {} : { productId: query.productId }),
+    ...(query.customerId === undefined ? {} : { customerId: query.customerId }),
     ...(query.couponCode === undefined ? {} : { couponCode: query.couponCode.toUpperCase() }),
     ...(ids === undefined ? {} : { ids }),
     ...(start === undefined && end === undefined ? {} : { dateField: query.dateField ?? 'created_at' }),

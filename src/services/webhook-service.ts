@@ -35,7 +35,6 @@ import type {
   WebhookFilter,
   WebhookRecord,
   WebhookStatus,
-  WebhooksRepository,
 } from '../ports/storage.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { clampPage } from './customer-service.js';

@@ -4,6 +4,20 @@
  * It knows nothing of HTTP; bindings (see `examples/http`) route requests through it.
  */
 export {
+  type AllocationListOptions,
+  allocationFields,
+  allocationListQuery,
+  allocationRequest,
+  asAllocationError,
+  parseAllocationList,
+  parseAllocationRequest,
+  type UsageListQuery,
+  usageFields,
+  usageListQuery,
+  usageRequest,
+  type WireAllocation,
+} from './allocation-request.js';
+export {
   COMPONENT_KIND_PATHS,
   componentCreateRequest,
   componentFields,
@@ -77,6 +91,24 @@ export {
 } from './product-family-request.js';
 export { productFields, productRequest } from './product-request.js';
 export {
+  type AllocationJson,
+  type AllocationPaymentJson,
+  type AllocationPreviewEntry,
+  type AllocationPreviewItemJson,
+  type AllocationPreviewJson,
+  type AllocationPreviewLineJson,
+  allocationJson,
+  allocationPaymentJson,
+  type SubscriptionComponentJson,
+  type SubscriptionComponentPriceJson,
+  serializeAllocation,
+  serializeAllocationPreview,
+  serializeSubscriptionComponent,
+  serializeUsage,
+  type UsageBalances,
+  type UsageJson,
+} from './serialize-allocation.js';
+export {
   type ComponentJson,
   type ComponentPriceJson,
   componentJson,
@@ -104,6 +136,14 @@ export { type ReferralCodeJson, serializeReferralCode } from './serialize-referr
 export { type SubscriptionJson, serializeSubscription, subscriptionJson } from './serialize-subscription.js';
 export { serializeTransaction, type TransactionJson, transactionJson } from './serialize-transaction.js';
 export {
+  type EndpointJson,
+  endpointJson,
+  serializeEndpoint,
+  serializeWebhook,
+  type WebhookJson,
+  webhookJson,
+} from './serialize-webhook.js';
+export {
   asProductChangeError,
   cancelSubscriptionFields,
   cancelSubscriptionRequest,
@@ -118,8 +158,21 @@ export {
   updateSubscriptionRequest,
 } from './subscription-change-requests.js';
 export { subscriptionListQuery } from './subscription-list-query.js';
-export { createSubscriptionFields, createSubscriptionRequest, isGiven } from './subscription-request.js';
+export {
+  createSubscriptionFields,
+  createSubscriptionRequest,
+  isGiven,
+  signupComponentFields,
+} from './subscription-request.js';
 export { refuseUniquenessToken, uniquenessTokenOf } from './uniqueness-token.js';
+export {
+  endpointFields,
+  endpointRequest,
+  endpointUpdateFields,
+  endpointUpdateRequest,
+  replayIdsOf,
+  webhookListQuery,
+} from './webhook-request.js';
 export { type WireCompat, type WireContext, wireState, wireTimestamp } from './wire-context.js';
 export {
   defineWireRequest,

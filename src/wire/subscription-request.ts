@@ -1,15 +1,73 @@
 import { z } from 'zod';
+import type { SignupComponentInput } from '../services/component-billing.js';
 import type { CreateSubscriptionInput } from '../services/subscription-service.js';
 import { creditCardAttributesFields } from './credit-card-request.js';
 import { customerFields } from './customer-request.js';
 import { defineWireRequest } from './wire-request.js';
-import { wireId, wireSnapDay, wireText, wireTimestampInput } from './wire-scalars.js';
+import { wireBoolean, wireDecimal, wireId, wireSnapDay, wireText, wireTimestampInput } from './wire-scalars.js';
 
 /**
  * Spec fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping a
- * component silently would bill the customer something other than what was asked.
+ * payment profile silently would bill the customer something other than what was asked.
  */
-const UNSUPPORTED_SIGNUP_FIELDS = ['components', 'payment_profile_attributes', 'payment_profile_id'] as const;
+const UNSUPPORTED_SIGNUP_FIELDS = ['payment_profile_attributes', 'payment_profile_id'] as const;
+
+// A component field the engine cannot honour (a price point or a custom price would bill another
+// price): refused when given. The check sits on the field, so it is reported beside other problems.
+const unsupportedComponentField = z
+  .unknown()
+  .optional()
+  .refine((v) => !isGiven(v), { message: 'is not supported by this server yet.' });
+
+/**
+ * A signup component's `component_id`: an id (a number or a string of digits), or a handle, which
+ * the service writes `handle:<handle>` (a bare handle is taken as one too).
+ */
+const componentReference = z.unknown().transform((v, ctx): { componentId: number } | { handle: string } => {
+  if (v === undefined || v === null || v === '') {
+    ctx.addIssue({ code: 'custom', message: 'cannot be blank.' });
+    return z.NEVER;
+  }
+  const id = wireId.safeParse(v);
+  if (id.success) return { componentId: id.data };
+  if (typeof v === 'string' && v.trim() !== '') {
+    const text = v.trim();
+    const handle = text.startsWith('handle:') ? text.slice('handle:'.length) : text;
+    if (handle !== '') return { handle };
+  }
+  ctx.addIssue({ code: 'custom', message: 'must be a component id or handle:<handle>.' });
+  return z.NEVER;
+});
+
+/**
+ * One entry of the signup's `components[]` (real-clients §3 row 8), read into a
+ * {@link SignupComponentInput}: `component_id` (id or `handle:<handle>`), and `allocated_quantity`,
+ * `quantity` or `unit_balance` passed on for the engine to pick by kind and check. `enabled` (the
+ * SDK's on/off flag) counts as an allocated quantity of 1 or 0 when no quantity is given.
+ */
+export const signupComponentFields = z
+  .object(
+    {
+      component_id: componentReference,
+      allocated_quantity: wireDecimal.nullish(),
+      quantity: wireDecimal.nullish(),
+      unit_balance: wireDecimal.nullish(),
+      enabled: wireBoolean.nullish(),
+      price_point_id: unsupportedComponentField,
+      custom_price: unsupportedComponentField,
+    },
+    { error: 'must be an object.' },
+  )
+  .transform((c): SignupComponentInput => {
+    const fromFlag = c.allocated_quantity == null && c.quantity == null && c.enabled != null;
+    return {
+      ...c.component_id,
+      ...(c.allocated_quantity == null ? {} : { allocatedQuantity: c.allocated_quantity }),
+      ...(fromFlag ? { allocatedQuantity: c.enabled ? 1 : 0 } : {}),
+      ...(c.quantity == null ? {} : { quantity: c.quantity }),
+      ...(c.unit_balance == null ? {} : { unitBalance: c.unit_balance }),
+    };
+  });
 
 /** The coupon codes of a signup, `coupon_code` first, each once (letter case does not make a new code). */
 function signupCodes(code: string | null | undefined, codes: readonly string[] | null | undefined): string[] {
@@ -35,8 +93,8 @@ export function isGiven(value: unknown): boolean {
  * The fields of `{"subscription":{...}}` on create (spec §4 `POST /subscriptions.json`), read into
  * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id` or
  * `customer_attributes`, `credit_card_attributes`, `next_billing_at`, `coupon_code` and
- * `coupon_codes[]`, `metafields` (an object of field name to value) and `snap_day` (1-28 or
- * `end`). Unknown keys are ignored.
+ * `coupon_codes[]`, `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)
+ * and `components[]` (see {@link signupComponentFields}). Unknown keys are ignored.
  */
 export const createSubscriptionFields = z
   .object(
@@ -52,7 +110,7 @@ export const createSubscriptionFields = z
       coupon_codes: z.array(wireText, { error: 'must be a list of coupon codes.' }).nullish(),
       metafields: z.record(z.string(), wireText, { error: 'must be an object of field names and values.' }).nullish(),
       snap_day: wireSnapDay.nullish(),
-      components: z.unknown().optional(),
+      components: z.array(signupComponentFields, { error: 'must be a list of components.' }).nullish(),
       payment_profile_attributes: z.unknown().optional(),
       payment_profile_id: z.unknown().optional(),
     },
@@ -84,6 +142,7 @@ export const createSubscriptionFields = z
       ...(couponCodes.length === 0 ? {} : { couponCodes }),
       ...(s.metafields == null || Object.keys(s.metafields).length === 0 ? {} : { metafields: s.metafields }),
       ...(s.snap_day == null ? {} : { snapDay: s.snap_day }),
+      ...(s.components == null || s.components.length === 0 ? {} : { components: s.components }),
     };
   });
 

@@ -12,12 +12,16 @@ const dir = mkdtempSync(join(tmpdir(), 'billing-cli-'));
 const db = join(dir, 'cli.sqlite');
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/billing-engine.ts'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, DATABASE_URL: '' },
-  });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/billing-engine.ts'), ...args],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, DATABASE_URL: '' },
+    },
+  );
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
@@ -31,7 +35,19 @@ describe('admin CLI', () => {
   }, 90_000);
 
   it('creates a site and prints working credentials as JSON', async () => {
-    const { code, out } = cli('site', 'create', '--db', db, '--subdomain', 'shop', '--currency', 'eur', '--time-zone', 'Europe/Berlin', '--json');
+    const { code, out } = cli(
+      'site',
+      'create',
+      '--db',
+      db,
+      '--subdomain',
+      'shop',
+      '--currency',
+      'eur',
+      '--time-zone',
+      'Europe/Berlin',
+      '--json',
+    );
     expect(code).toBe(0);
     const created = JSON.parse(out);
     expect(created).toMatchObject({ subdomain: 'shop', mode: 'test' });
@@ -41,7 +57,9 @@ describe('admin CLI', () => {
     try {
       const site = await engine.authenticate('shop', created.api_key);
       expect((await site.info()).currency).toBe('EUR');
-      expect((await engine.sites.authenticateDirect(created.direct.api_id, created.direct.api_password)).site.subdomain).toBe('shop');
+      expect(
+        (await engine.sites.authenticateDirect(created.direct.api_id, created.direct.api_password)).site.subdomain,
+      ).toBe('shop');
     } finally {
       await engine.close();
     }

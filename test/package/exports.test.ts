@@ -28,7 +28,13 @@ describe('built package', () => {
   });
 
   it('ships type declarations for every subpath', () => {
-    for (const entry of ['index', 'testing/index', 'adapters/memory/index', 'adapters/sqlite/index', 'adapters/postgres/index']) {
+    for (const entry of [
+      'index',
+      'testing/index',
+      'adapters/memory/index',
+      'adapters/sqlite/index',
+      'adapters/postgres/index',
+    ]) {
       expect(existsSync(`${root}/dist/${entry}.d.ts`), `${entry}.d.ts`).toBe(true);
       expect(existsSync(`${root}/dist/${entry}.d.cts`), `${entry}.d.cts`).toBe(true);
     }

@@ -6,7 +6,10 @@ const { createSqliteStorage } = require('billing-engine/adapters/sqlite');
 const { ManualClock, runStorageConformance } = require('billing-engine/testing');
 
 (async () => {
-  const engine = createBillingEngine({ storage: createMemoryStorage(), clock: new ManualClock('2026-01-01T00:00:00Z') });
+  const engine = createBillingEngine({
+    storage: createMemoryStorage(),
+    clock: new ManualClock('2026-01-01T00:00:00Z'),
+  });
   const created = await engine.sites.create({ subdomain: 'cjs', currency: 'USD' });
   let sameErrorClass = false;
   try {

@@ -1,4 +1,10 @@
-import { type BillingEvent, createBillingEngine, createTestGateway, ManualClock, type TransactionRecord } from 'billing-engine';
+import {
+  type BillingEvent,
+  createBillingEngine,
+  createTestGateway,
+  ManualClock,
+  type TransactionRecord,
+} from 'billing-engine';
 import { createMemoryStorage } from 'billing-engine/adapters/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -33,16 +39,28 @@ async function run(s: Scenario, stepDays: number) {
   const engine = createBillingEngine({ storage: createMemoryStorage(), clock, gateway });
   const events: BillingEvent[] = [];
   engine.on('*', (e) => events.push(e));
-  await engine.sites.create({ subdomain: 'p', currency: 'USD', timeZone: s.zone, settings: { dunning: { retryCount: 2, retryIntervalHours: 24, finalAction: 'unpaid' } } });
+  await engine.sites.create({
+    subdomain: 'p',
+    currency: 'USD',
+    timeZone: s.zone,
+    settings: { dunning: { retryCount: 2, retryIntervalHours: 24, finalAction: 'unpaid' } },
+  });
   const site = engine.site('p');
   const family = await site.catalog.createFamily({ name: 'F' });
-  await site.catalog.createProduct(family.id, { name: 'Plan', handle: 'plan', priceInCents: s.priceInCents, interval: s.unit === 'day' ? s.interval * 7 : s.interval, intervalUnit: s.unit });
+  await site.catalog.createProduct(family.id, {
+    name: 'Plan',
+    handle: 'plan',
+    priceInCents: s.priceInCents,
+    interval: s.unit === 'day' ? s.interval * 7 : s.interval,
+    intervalUnit: s.unit,
+  });
   const { subscription } = await site.subscriptions.create({
     productHandle: 'plan',
     customer: { firstName: 'P', lastName: 'Q', email: 'p@q.co' },
     creditCard: { fullNumber: '4111111111111111', expirationMonth: 1, expirationYear: 2045 },
   });
-  for (const period of s.declines) gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${subscription.id}:${period}`, times: 1 });
+  for (const period of s.declines)
+    gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${subscription.id}:${period}`, times: 1 });
   const end = s.startMs + s.days * DAY;
   if (stepDays === 0) {
     clock.set(end);
@@ -60,9 +78,22 @@ async function run(s: Scenario, stepDays: number) {
   return { lines, events, view };
 }
 
-const lineShape = (l: TransactionRecord) => [l.createdAt.getTime(), l.type, l.kind, l.amountInCents, l.startingBalanceInCents, l.endingBalanceInCents, l.periodIndex];
+const lineShape = (l: TransactionRecord) => [
+  l.createdAt.getTime(),
+  l.type,
+  l.kind,
+  l.amountInCents,
+  l.startingBalanceInCents,
+  l.endingBalanceInCents,
+  l.periodIndex,
+];
 const eventShape = (e: BillingEvent) => [e.occurredAt.getTime(), e.key, e.subjectId, JSON.stringify(e.payload)];
-const delta = (l: TransactionRecord) => (l.type === 'charge' || l.type === 'adjustment' || l.type === 'credit' ? l.amountInCents : l.type === 'payment' ? -l.amountInCents : 0);
+const delta = (l: TransactionRecord) =>
+  l.type === 'charge' || l.type === 'adjustment' || l.type === 'credit'
+    ? l.amountInCents
+    : l.type === 'payment'
+      ? -l.amountInCents
+      : 0;
 
 describe('billing over time (memory, properties)', () => {
   it('gives the same ledger and events for one clock jump as for daily steps, never bills a period twice, and keeps the balance equal to the ledger', async () => {
@@ -72,7 +103,9 @@ describe('billing over time (memory, properties)', () => {
         const daily = await run(s, 1);
         expect(jumped.lines.map(lineShape)).toEqual(daily.lines.map(lineShape));
         expect(jumped.events.map(eventShape)).toEqual(daily.events.map(eventShape));
-        const periods = jumped.lines.filter((l) => l.type === 'charge' && l.kind === 'baseline').map((l) => l.periodIndex);
+        const periods = jumped.lines
+          .filter((l) => l.type === 'charge' && l.kind === 'baseline')
+          .map((l) => l.periodIndex);
         expect(new Set(periods).size).toBe(periods.length);
         expect(periods).toEqual([...periods].sort((a, b) => a! - b!));
         let balance = 0;

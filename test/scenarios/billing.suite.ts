@@ -9,7 +9,14 @@ async function setup(f: EngineFixture, product: Record<string, unknown> = {}) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  const plan = await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month', ...product });
+  const plan = await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 1000,
+    interval: 1,
+    intervalUnit: 'month',
+    ...product,
+  });
   return { acme, plan };
 }
 
@@ -44,10 +51,24 @@ export function billingScenarios(harness: StorageHarness): void {
       f.clock.set('2029-01-31T16:00:00Z');
       const summary = await f.engine.runDue();
       expect(summary).toEqual({ processed: 24, notices: 12, renewed: 12, declined: 0, failed: 0, errors: 0 });
-      const expectedDays = ['2028-01-31', '2028-02-29', '2028-03-31', '2028-04-30', '2028-05-31', '2028-06-30', '2028-07-31', '2028-08-31', '2028-09-30', '2028-10-31', '2028-11-30', '2028-12-31', '2029-01-31'];
+      const expectedDays = [
+        '2028-01-31',
+        '2028-02-29',
+        '2028-03-31',
+        '2028-04-30',
+        '2028-05-31',
+        '2028-06-30',
+        '2028-07-31',
+        '2028-08-31',
+        '2028-09-30',
+        '2028-10-31',
+        '2028-11-30',
+        '2028-12-31',
+        '2029-01-31',
+      ];
       const rows = await ledgerRows(f, sub.subscription.id);
       expect(rows).toEqual(
-        expectedDays.flatMap((day, i) => [
+        expectedDays.flatMap((day, _i) => [
           [day, 'charge', 'baseline', 1000, 0, 1000],
           [day, 'payment', null, 1000, 1000, 0],
         ]),
@@ -62,7 +83,14 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(view.subscription.periodIndex).toBe(12);
       expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2029-02-28T15:00:00.000Z');
       expect(f.gateway.charges.size).toBe(13);
-      expect(await f.engine.runDue()).toEqual({ processed: 0, notices: 0, renewed: 0, declined: 0, failed: 0, errors: 0 });
+      expect(await f.engine.runDue()).toEqual({
+        processed: 0,
+        notices: 0,
+        renewed: 0,
+        declined: 0,
+        failed: 0,
+        errors: 0,
+      });
     });
 
     it('gives the same ledger for one clock jump as for daily steps', async () => {
@@ -70,7 +98,11 @@ export function billingScenarios(harness: StorageHarness): void {
       const { acme } = await setup(f);
       const customer = { firstName: 'A', lastName: 'B', email: 'a@b.co' };
       const jump = await acme.subscriptions.create({ productHandle: 'basic', customer, creditCard: VISA });
-      const daily = await acme.subscriptions.create({ productHandle: 'basic', customer: { ...customer, email: 'c@d.co' }, creditCard: VISA });
+      const daily = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { ...customer, email: 'c@d.co' },
+        creditCard: VISA,
+      });
       const start = f.clock.now().getTime();
       for (let day = 1; day <= 100; day++) {
         f.clock.set(start + day * 86_400_000);
@@ -85,7 +117,11 @@ export function billingScenarios(harness: StorageHarness): void {
     it('keeps a subscriber on the product version it was sold', async () => {
       const f = fixture();
       const { acme, plan } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       const v2 = await acme.catalog.updateProduct(plan.product.id, { priceInCents: 5000 });
       expect(v2.version.version).toBe(2);
       expect((await acme.catalog.getProduct('basic')).version.terms.priceInCents).toBe(5000);
@@ -93,7 +129,11 @@ export function billingScenarios(harness: StorageHarness): void {
       await f.engine.runDue();
       const charges = (await acme.subscriptions.transactions(sub.subscription.id)).filter((l) => l.type === 'charge');
       expect(charges.map((c) => c.amountInCents)).toEqual([1000, 1000]);
-      const newer = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' }, creditCard: VISA });
+      const newer = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' },
+        creditCard: VISA,
+      });
       expect(newer.subscription.productVersion).toBe(2);
       expect(newer.balanceInCents).toBe(0);
     });
@@ -104,16 +144,28 @@ export function billingScenarios(harness: StorageHarness): void {
       const events: string[] = [];
       f.engine.on('*', (e) => events.push(e.key));
       const error = await rejection(
-        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' }, creditCard: DECLINING }),
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' },
+          creditCard: DECLINING,
+        }),
       );
       expect(error.code).toBe('payment_declined');
       expect(error.httpStatus).toBe(422);
       expect(error.message).toBe('Bogus Gateway: Forced failure');
       expect(events).toEqual(['signup_failure']);
       const site = await f.engine.sites.get('acme');
-      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({
+        customers: 0,
+        subscriptions: 0,
+        transactions: 0,
+      });
       // The reference is still free: nothing of the failed signup remains.
-      const ok = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' }, creditCard: VISA });
+      const ok = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r1' },
+        creditCard: VISA,
+      });
       expect(ok.customer.reference).toBe('r1');
     });
 
@@ -122,26 +174,64 @@ export function billingScenarios(harness: StorageHarness): void {
       const { acme } = await setup(f);
       const site = await f.engine.sites.get('acme');
       const cases: [Record<string, unknown>, string][] = [
-        [{ productHandle: 'nope', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA }, "Product with API Handle 'nope' does not exist for this site."],
-        [{ productHandle: 'basic', creditCard: VISA }, 'A Customer must be specified for the subscription to be valid.'],
-        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' } }, 'A payment method is required'],
-        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: { ...VISA, expirationMonth: 13 } }, 'Credit card expiration month: must be a number from 1 to 12.'],
-        [{ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: { ...VISA, fullNumber: '4111111111111112' } }, 'Credit card number: is invalid.'],
-        [{ productHandle: 'basic', customer: { firstName: '', lastName: 'B', email: 'not-an-email' }, creditCard: VISA }, 'First name: cannot be blank.'],
+        [
+          { productHandle: 'nope', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA },
+          "Product with API Handle 'nope' does not exist for this site.",
+        ],
+        [
+          { productHandle: 'basic', creditCard: VISA },
+          'A Customer must be specified for the subscription to be valid.',
+        ],
+        [
+          { productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' } },
+          'A payment method is required',
+        ],
+        [
+          {
+            productHandle: 'basic',
+            customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+            creditCard: { ...VISA, expirationMonth: 13 },
+          },
+          'Credit card expiration month: must be a number from 1 to 12.',
+        ],
+        [
+          {
+            productHandle: 'basic',
+            customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+            creditCard: { ...VISA, fullNumber: '4111111111111112' },
+          },
+          'Credit card number: is invalid.',
+        ],
+        [
+          {
+            productHandle: 'basic',
+            customer: { firstName: '', lastName: 'B', email: 'not-an-email' },
+            creditCard: VISA,
+          },
+          'First name: cannot be blank.',
+        ],
       ];
       for (const [input, message] of cases) {
         const error = await rejection(acme.subscriptions.create(input as never));
         expect(error.code).toBe('validation');
         expect(error.message).toContain(message);
       }
-      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      expect(await f.storage.transaction((tx) => tx.siteData.counts(site.id))).toEqual({
+        customers: 0,
+        subscriptions: 0,
+        transactions: 0,
+      });
       expect(f.gateway.chargeCalls).toBe(0);
     });
 
     it('moves a declined renewal to past_due with failure events and the amount owed', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       const events: string[] = [];
       f.engine.on('*', (e) => events.push(e.key));
       f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
@@ -150,14 +240,31 @@ export function billingScenarios(harness: StorageHarness): void {
       const view = await acme.subscriptions.get(sub.subscription.id);
       expect(view.subscription.state).toBe('past_due');
       expect(view.balanceInCents).toBe(1000);
-      expect(events).toEqual(['upcoming_renewal_notice', 'subscription_state_change', 'payment_failure', 'renewal_failure', 'dunning_step_reached']);
-      expect((await ledgerRows(f, sub.subscription.id)).at(-1)).toEqual(['2028-02-29', 'charge', 'baseline', 1000, 0, 1000]);
+      expect(events).toEqual([
+        'upcoming_renewal_notice',
+        'subscription_state_change',
+        'payment_failure',
+        'renewal_failure',
+        'dunning_step_reached',
+      ]);
+      expect((await ledgerRows(f, sub.subscription.id)).at(-1)).toEqual([
+        '2028-02-29',
+        'charge',
+        'baseline',
+        1000,
+        0,
+        1000,
+      ]);
     });
 
     it('reconciles a renewal whose gateway answer was lost, by key, without charging twice', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'renewal:', charged: true });
       f.clock.set('2028-03-01T00:00:00Z');
       expect(await f.engine.runDue()).toMatchObject({ renewed: 0, errors: 0 });
@@ -166,14 +273,26 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
       const view = await acme.subscriptions.get(sub.subscription.id);
       expect(view.balanceInCents).toBe(0);
-      expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('renewal:'))).toEqual([`renewal:${sub.subscription.id}:1`]);
+      expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('renewal:'))).toEqual([
+        `renewal:${sub.subscription.id}:1`,
+      ]);
       expect((await ledgerRows(f, sub.subscription.id)).filter((r) => r[1] === 'payment')).toHaveLength(2);
     });
 
     it('charges nothing during a trial and the first period at its end', async () => {
       const f = fixture();
-      const { acme } = await setup(f, { trialInterval: 14, trialIntervalUnit: 'day', trialPriceInCents: 0, initialChargeInCents: 500, initialChargeAfterTrial: false });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const { acme } = await setup(f, {
+        trialInterval: 14,
+        trialIntervalUnit: 'day',
+        trialPriceInCents: 0,
+        initialChargeInCents: 500,
+        initialChargeAfterTrial: false,
+      });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       expect(sub.subscription.state).toBe('trialing');
       expect(sub.subscription.trialEndedAt?.toISOString()).toBe('2028-02-14T15:00:00.000Z');
       f.clock.set('2028-02-20T00:00:00Z');
@@ -192,7 +311,11 @@ export function billingScenarios(harness: StorageHarness): void {
     it('retries a declined renewal every 24 hours and cancels after the last retry', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       const events: string[] = [];
       f.engine.on('*', (e) => events.push(e.key));
       f.gateway.injectFailure({ outcome: 'declined', times: 4 });
@@ -213,7 +336,11 @@ export function billingScenarios(harness: StorageHarness): void {
     it('returns to active when a retry pays, without a renewal_success', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       const events: string[] = [];
       f.engine.on('*', (e) => events.push(e.key));
       f.gateway.injectFailure({ outcome: 'declined', times: 2 });
@@ -236,11 +363,26 @@ export function billingScenarios(harness: StorageHarness): void {
 
     it('marks unpaid after dunning when the site says so, and accrues without collecting', async () => {
       const f = fixture();
-      await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York', settings: { dunning: { retryCount: 1, finalAction: 'unpaid' } } });
+      await f.engine.sites.create({
+        subdomain: 'acme',
+        currency: 'USD',
+        timeZone: 'America/New_York',
+        settings: { dunning: { retryCount: 1, finalAction: 'unpaid' } },
+      });
       const acme = f.engine.site('acme');
       const family = await acme.catalog.createFamily({ name: 'Plans' });
-      await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      await acme.catalog.createProduct(family.id, {
+        name: 'Basic',
+        handle: 'basic',
+        priceInCents: 1000,
+        interval: 1,
+        intervalUnit: 'month',
+      });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.gateway.injectFailure({ outcome: 'declined', times: 2 });
       f.clock.set('2028-04-01T00:00:00Z');
       await f.engine.runDue();
@@ -248,20 +390,52 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(view.subscription.state).toBe('unpaid');
       expect(view.balanceInCents).toBe(2000);
       expect(f.gateway.chargeCalls).toBe(3);
-      expect((await ledgerRows(f, sub.subscription.id)).map((r) => r[1])).toEqual(['charge', 'payment', 'charge', 'charge']);
+      expect((await ledgerRows(f, sub.subscription.id)).map((r) => r[1])).toEqual([
+        'charge',
+        'payment',
+        'charge',
+        'charge',
+      ]);
     });
 
     it('ends a no-obligation trial without a card, and sends a payment-expected one into dunning', async () => {
       const f = fixture();
-      const { acme } = await setup(f, { trialInterval: 7, trialIntervalUnit: 'day', trialPriceInCents: 0, requireCreditCard: false });
-      const free = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' } });
+      const { acme } = await setup(f, {
+        trialInterval: 7,
+        trialIntervalUnit: 'day',
+        trialPriceInCents: 0,
+        requireCreditCard: false,
+      });
+      const free = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+      });
       expect(free.subscription.state).toBe('trialing');
       const family = (await acme.catalog.listFamilies())[0]!;
-      await acme.catalog.createProduct(family.id, { name: 'Strict', handle: 'strict', priceInCents: 1000, interval: 1, intervalUnit: 'month', trialInterval: 7, trialIntervalUnit: 'day', trialPriceInCents: 0, requireCreditCard: true });
-      const noCard = await rejection(acme.subscriptions.create({ productHandle: 'strict', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' } }));
+      await acme.catalog.createProduct(family.id, {
+        name: 'Strict',
+        handle: 'strict',
+        priceInCents: 1000,
+        interval: 1,
+        intervalUnit: 'month',
+        trialInterval: 7,
+        trialIntervalUnit: 'day',
+        trialPriceInCents: 0,
+        requireCreditCard: true,
+      });
+      const noCard = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'strict',
+          customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' },
+        }),
+      );
       expect(noCard.message).toBe('Credit card: is required for this product.');
       // A payment-expected trial whose card declines at the trial end goes past due.
-      const strict = await acme.subscriptions.create({ productHandle: 'strict', customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' }, creditCard: { fullNumber: '2', expirationMonth: 1, expirationYear: 2031 } });
+      const strict = await acme.subscriptions.create({
+        productHandle: 'strict',
+        customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' },
+        creditCard: { fullNumber: '2', expirationMonth: 1, expirationYear: 2031 },
+      });
       expect(strict.subscription.state).toBe('trialing');
       f.clock.set('2028-02-08T00:00:00Z');
       await f.engine.runDue();
@@ -274,8 +448,18 @@ export function billingScenarios(harness: StorageHarness): void {
 
     it('charges a setup fee after the trial when the product says so', async () => {
       const f = fixture();
-      const { acme } = await setup(f, { trialInterval: 1, trialIntervalUnit: 'month', trialPriceInCents: 100, initialChargeInCents: 2500, initialChargeAfterTrial: true });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const { acme } = await setup(f, {
+        trialInterval: 1,
+        trialIntervalUnit: 'month',
+        trialPriceInCents: 100,
+        initialChargeInCents: 2500,
+        initialChargeAfterTrial: true,
+      });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.clock.set('2028-03-01T00:00:00Z');
       await f.engine.runDue();
       expect(await ledgerRows(f, sub.subscription.id)).toEqual([
@@ -290,9 +474,15 @@ export function billingScenarios(harness: StorageHarness): void {
     it('records an upcoming renewal notice three days ahead, only for the renewal it announces', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       const notices: { at: string; payload: Record<string, unknown> }[] = [];
-      f.engine.on('upcoming_renewal_notice', (e) => notices.push({ at: e.occurredAt.toISOString(), payload: e.payload as Record<string, unknown> }));
+      f.engine.on('upcoming_renewal_notice', (e) =>
+        notices.push({ at: e.occurredAt.toISOString(), payload: e.payload as Record<string, unknown> }),
+      );
       f.clock.set('2028-02-27T00:00:00Z');
       await f.engine.runDue();
       expect(notices.map((n) => n.at)).toEqual(['2028-02-26T15:00:00.000Z']);
@@ -306,15 +496,25 @@ export function billingScenarios(harness: StorageHarness): void {
     it('gives referral codes when the site enables referrals, and validates them', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const without = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const without = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       expect(without.subscription.referralCode).toBeNull();
       await f.engine.sites.update('acme', { settings: { referralsEnabled: true } });
       const codes = new Set<string>();
       for (let i = 0; i < 5; i++) {
-        const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: `r${i}@b.co` }, creditCard: VISA });
+        const sub = await acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: `r${i}@b.co` },
+          creditCard: VISA,
+        });
         expect(sub.subscription.referralCode).toMatch(/^[A-HJ-NP-Z2-9]{8}$/);
         codes.add(sub.subscription.referralCode!);
-        expect((await acme.referrals.validate(sub.subscription.referralCode!)).subscriptionId).toBe(sub.subscription.id);
+        expect((await acme.referrals.validate(sub.subscription.referralCode!)).subscriptionId).toBe(
+          sub.subscription.id,
+        );
       }
       expect(codes.size).toBe(5);
       const unknown = await rejection(acme.referrals.validate('NOPE2345'));
@@ -324,7 +524,11 @@ export function billingScenarios(harness: StorageHarness): void {
     it('returns a past-due subscription to active when its balance is paid outside the gateway', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
       f.clock.set('2028-03-01T00:00:00Z');
       await f.engine.runDue();
@@ -342,7 +546,11 @@ export function billingScenarios(harness: StorageHarness): void {
     it('settles a lost one-time charge at once when the gateway has it', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'charge:', charged: true });
       const charge = await acme.ledger.charge(sub.subscription.id, { amount: '7.00', memo: 'One Time Charge' });
       expect(charge.amountInCents).toBe(700);
@@ -353,15 +561,23 @@ export function billingScenarios(harness: StorageHarness): void {
     it('records a lost one-time charge the gateway never saw as failed, through due work, never charging it', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'charge:', charged: false });
-      const error = await rejection(acme.ledger.charge(sub.subscription.id, { amount: '7.00', memo: 'One Time Charge' }));
+      const error = await rejection(
+        acme.ledger.charge(sub.subscription.id, { amount: '7.00', memo: 'One Time Charge' }),
+      );
       expect(error.code).toBe('gateway_error');
       expect((await acme.subscriptions.transactions(sub.subscription.id)).slice(2)).toEqual([]);
       f.clock.advance({ hours: 2 });
       await f.engine.runDue();
       const lines = (await acme.subscriptions.transactions(sub.subscription.id)).slice(2);
-      expect(lines.map((l) => [l.type, l.success, l.amountInCents, l.endingBalanceInCents])).toEqual([['info', false, 700, 0]]);
+      expect(lines.map((l) => [l.type, l.success, l.amountInCents, l.endingBalanceInCents])).toEqual([
+        ['info', false, 700, 0],
+      ]);
       expect([...f.gateway.charges.keys()].filter((k) => k.startsWith('charge:'))).toEqual([]);
       expect((await f.engine.runDue()).processed).toBe(0);
     });
@@ -393,14 +609,29 @@ export function billingScenarios(harness: StorageHarness): void {
     it('charges ten months and expires at the eleventh renewal without a charge (vector B6)', async () => {
       const f = fixture();
       const { acme } = await setup(f, { expirationInterval: 10, expirationIntervalUnit: 'month' });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
       expect(sub.subscription.expiresAt?.toISOString()).toBe('2023-11-01T14:00:00.000Z');
       f.clock.set('2024-06-01T00:00:00Z');
       await f.engine.runDue();
       const view = await acme.subscriptions.get(sub.subscription.id);
       expect(view.subscription.state).toBe('expired');
       const charges = (await ledgerRows(f, sub.subscription.id)).filter((r) => r[1] === 'charge').map((r) => r[0]);
-      expect(charges).toEqual(['2023-01-01', '2023-02-01', '2023-03-01', '2023-04-01', '2023-05-01', '2023-06-01', '2023-07-01', '2023-08-01', '2023-09-01', '2023-10-01']);
+      expect(charges).toEqual([
+        '2023-01-01',
+        '2023-02-01',
+        '2023-03-01',
+        '2023-04-01',
+        '2023-05-01',
+        '2023-06-01',
+        '2023-07-01',
+        '2023-08-01',
+        '2023-09-01',
+        '2023-10-01',
+      ]);
       expect(f.gateway.charges.size).toBe(10);
     });
   });
@@ -412,10 +643,28 @@ export function billingScenarios(harness: StorageHarness): void {
     // snap-to-snap month it falls in; within 24 hours before a snap it is a full period instead.
     const cases: [string, number | 'end', string, number, string][] = [
       // signup (local), snap day, expected period end (local), expected charge, why
-      ['2027-06-02 15:00', 15, '2027-06-15 12:00', Math.round((3000 * (12 * 24 + 21) * 3600) / (31 * 86_400)), 'prorated Jun 2 - Jun 15 of May 15 - Jun 15'],
+      [
+        '2027-06-02 15:00',
+        15,
+        '2027-06-15 12:00',
+        Math.round((3000 * (12 * 24 + 21) * 3600) / (31 * 86_400)),
+        'prorated Jun 2 - Jun 15 of May 15 - Jun 15',
+      ],
       ['2027-06-14 15:00', 15, '2027-07-15 12:00', 3000, 'within 24 h of the snap: full period'],
-      ['2027-06-15 12:01', 15, '2027-07-15 12:00', Math.round((3000 * (30 * 86_400 - 60)) / (30 * 86_400)), 'prorated Jun 15 12:01 - Jul 15'],
-      ['2027-06-02 15:00', 'end', '2027-06-30 12:00', Math.round((3000 * (27 * 24 + 21) * 3600) / (30 * 86_400)), 'prorated to Jun 30 of May 31 - Jun 30'],
+      [
+        '2027-06-15 12:01',
+        15,
+        '2027-07-15 12:00',
+        Math.round((3000 * (30 * 86_400 - 60)) / (30 * 86_400)),
+        'prorated Jun 15 12:01 - Jul 15',
+      ],
+      [
+        '2027-06-02 15:00',
+        'end',
+        '2027-06-30 12:00',
+        Math.round((3000 * (27 * 24 + 21) * 3600) / (30 * 86_400)),
+        'prorated to Jun 30 of May 31 - Jun 30',
+      ],
       ['2027-06-29 15:00', 'end', '2027-07-31 12:00', 3000, 'within 24 h of the snap: full period'],
     ];
     for (const [signup, snapDay, end, charge, why] of cases) {
@@ -423,14 +672,25 @@ export function billingScenarios(harness: StorageHarness): void {
         const f = fixture();
         f.clock.set(new Date(`${signup.replace(' ', 'T')}:00-04:00`));
         const { acme } = await setup(f, { priceInCents: 3000 });
-        const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay });
+        const sub = await acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+          creditCard: VISA,
+          snapDay,
+        });
         expect(local(sub.subscription.currentPeriodEndsAt.toISOString())).toBe(`${end}:00`);
         const [first] = await acme.subscriptions.transactions(sub.subscription.id);
         expect(first?.amountInCents).toBe(charge);
         f.clock.set('2027-10-01T00:00:00Z');
         await f.engine.runDue();
-        const ends = (await acme.subscriptions.transactions(sub.subscription.id)).filter((l) => l.type === 'charge').slice(1).map((l) => local(l.createdAt.toISOString()));
-        const day = snapDay === 'end' ? ['2027-06-30', '2027-07-31', '2027-08-31', '2027-09-30'] : ['2027-06-15', '2027-07-15', '2027-08-15', '2027-09-15'];
+        const ends = (await acme.subscriptions.transactions(sub.subscription.id))
+          .filter((l) => l.type === 'charge')
+          .slice(1)
+          .map((l) => local(l.createdAt.toISOString()));
+        const day =
+          snapDay === 'end'
+            ? ['2027-06-30', '2027-07-31', '2027-08-31', '2027-09-30']
+            : ['2027-06-15', '2027-07-15', '2027-08-15', '2027-09-15'];
         expect(ends).toEqual(day.filter((d) => `${d} 12:00:00` >= `${end}:00`).map((d) => `${d} 12:00:00`));
       });
     }
@@ -439,15 +699,28 @@ export function billingScenarios(harness: StorageHarness): void {
       const f = fixture();
       const { acme } = await setup(f, { trialInterval: 7, trialIntervalUnit: 'day' });
       const error = await rejection(
-        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay: 31, nextBillingAt: '2027-07-01' }),
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+          creditCard: VISA,
+          snapDay: 31,
+          nextBillingAt: '2027-07-01',
+        }),
       );
-      expect(error.messages).toEqual([
-        "Snap day: must be a number between 1 and 28 or 'end'.",
-      ]);
+      expect(error.messages).toEqual(["Snap day: must be a number between 1 and 28 or 'end'."]);
       const more = await rejection(
-        acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA, snapDay: 3, nextBillingAt: '2027-07-01' }),
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+          creditCard: VISA,
+          snapDay: 3,
+          nextBillingAt: '2027-07-01',
+        }),
       );
-      expect(more.messages).toEqual(['Snap day: calendar billing cannot be used with a trial.', 'Snap day: cannot be combined with next billing at.']);
+      expect(more.messages).toEqual([
+        'Snap day: calendar billing cannot be used with a trial.',
+        'Snap day: cannot be combined with next billing at.',
+      ]);
     });
   });
 }

@@ -8,8 +8,20 @@ async function setup(f: EngineFixture) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'UTC' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 3000, interval: 1, intervalUnit: 'month' });
-  const seats = await acme.components.create(family.id, { kind: 'quantity_based_component', name: 'Seats', unitName: 'seat', pricingScheme: 'per_unit', unitPrice: '10.00' });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 3000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  const seats = await acme.components.create(family.id, {
+    kind: 'quantity_based_component',
+    name: 'Seats',
+    unitName: 'seat',
+    pricingScheme: 'per_unit',
+    unitPrice: '10.00',
+  });
   const api = await acme.components.create(family.id, {
     kind: 'metered_component',
     name: 'API calls',
@@ -24,7 +36,14 @@ async function setup(f: EngineFixture) {
 }
 
 const rows = async (f: EngineFixture, id: number) =>
-  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [l.createdAt.toISOString().slice(0, 10), l.type, l.kind, l.componentId, l.amountInCents, l.endingBalanceInCents]);
+  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [
+    l.createdAt.toISOString().slice(0, 10),
+    l.type,
+    l.kind,
+    l.componentId,
+    l.amountInCents,
+    l.endingBalanceInCents,
+  ]);
 
 /** Components through signup, allocation changes and renewals, on every adapter. April has 30 days. */
 export function componentScenarios(harness: StorageHarness): void {
@@ -38,7 +57,10 @@ export function componentScenarios(harness: StorageHarness): void {
         productHandle: 'basic',
         customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
         creditCard: VISA,
-        components: [{ componentId: seats, allocatedQuantity: 2 }, { componentId: api, unitBalance: 0 }],
+        components: [
+          { componentId: seats, allocatedQuantity: 2 },
+          { componentId: api, unitBalance: 0 },
+        ],
       });
       const id = sub.subscription.id;
       expect(await rows(f, id)).toEqual([
@@ -67,14 +89,22 @@ export function componentScenarios(harness: StorageHarness): void {
         ['2027-05-01', 'payment', null, null, 7477, 0],
       ]);
       const components = await acme.allocations.listComponents(id);
-      expect(components.map((c) => [c.component.id, c.subscriptionComponent.allocatedQuantity, c.subscriptionComponent.unitBalance])).toEqual([
+      expect(
+        components.map((c) => [
+          c.component.id,
+          c.subscriptionComponent.allocatedQuantity,
+          c.subscriptionComponent.unitBalance,
+        ]),
+      ).toEqual([
         [seats, 4, 0],
         [api, 0, 0],
       ]);
-      expect((await acme.allocations.listAllocations(id)).map((a) => [a.previousQuantity, a.quantity, a.memo])).toEqual([
-        [2, 5, 'team grew'],
-        [5, 4, null],
-      ]);
+      expect((await acme.allocations.listAllocations(id)).map((a) => [a.previousQuantity, a.quantity, a.memo])).toEqual(
+        [
+          [2, 5, 'team grew'],
+          [5, 4, null],
+        ],
+      );
     });
   });
 }

@@ -9,12 +9,25 @@ async function setup(f: EngineFixture, product: Record<string, unknown> = {}) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'UTC' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 3000, interval: 1, intervalUnit: 'month', ...product });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 3000,
+    interval: 1,
+    intervalUnit: 'month',
+    ...product,
+  });
   return { acme, family };
 }
 
 const rows = async (f: EngineFixture, id: number) =>
-  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [l.createdAt.toISOString().slice(0, 10), l.type, l.kind, l.amountInCents, l.endingBalanceInCents]);
+  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [
+    l.createdAt.toISOString().slice(0, 10),
+    l.type,
+    l.kind,
+    l.amountInCents,
+    l.endingBalanceInCents,
+  ]);
 
 /** Coupons at signup and renewal, on every adapter. */
 export function couponScenarios(harness: StorageHarness): void {
@@ -24,8 +37,21 @@ export function couponScenarios(harness: StorageHarness): void {
     it('discounts three periods with a recurring coupon, then bills the full price', async () => {
       const f = fixture();
       const { acme, family } = await setup(f);
-      await acme.coupons.create({ name: 'Launch', code: 'launch20', percentage: '20', recurring: true, durationPeriodCount: 3, productFamilyId: family.id, description: '20% off' });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: VISA, couponCode: 'LAUNCH20' });
+      await acme.coupons.create({
+        name: 'Launch',
+        code: 'launch20',
+        percentage: '20',
+        recurring: true,
+        durationPeriodCount: 3,
+        productFamilyId: family.id,
+        description: '20% off',
+      });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(1),
+        creditCard: VISA,
+        couponCode: 'LAUNCH20',
+      });
       expect(sub.subscription.couponCodes).toEqual(['LAUNCH20']);
       f.clock.set('2027-05-01T00:00:00Z');
       await f.engine.runDue();
@@ -50,11 +76,33 @@ export function couponScenarios(harness: StorageHarness): void {
     it('carries an oversized amount coupon as credit only when negative balances are allowed (C1, C2)', async () => {
       const f = fixture();
       const { acme, family } = await setup(f);
-      await acme.coupons.create({ name: 'Big', code: 'BIG', amountInCents: 10000, allowNegativeBalance: true, productFamilyId: family.id });
-      await acme.coupons.create({ name: 'Capped', code: 'CAPPED', amountInCents: 10000, allowNegativeBalance: false, productFamilyId: family.id });
-      const big = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: VISA, couponCode: 'BIG' });
+      await acme.coupons.create({
+        name: 'Big',
+        code: 'BIG',
+        amountInCents: 10000,
+        allowNegativeBalance: true,
+        productFamilyId: family.id,
+      });
+      await acme.coupons.create({
+        name: 'Capped',
+        code: 'CAPPED',
+        amountInCents: 10000,
+        allowNegativeBalance: false,
+        productFamilyId: family.id,
+      });
+      const big = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(1),
+        creditCard: VISA,
+        couponCode: 'BIG',
+      });
       expect(big.balanceInCents).toBe(-7000);
-      const capped = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(2), creditCard: VISA, couponCode: 'CAPPED' });
+      const capped = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(2),
+        creditCard: VISA,
+        couponCode: 'CAPPED',
+      });
       expect(capped.balanceInCents).toBe(0);
       expect(f.gateway.chargeCalls).toBe(0);
       f.clock.set('2027-02-11T00:00:00Z');
@@ -67,7 +115,14 @@ export function couponScenarios(harness: StorageHarness): void {
     it('rejects an unknown coupon with the service message (C4) before charging anything', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      const error = await rejection(acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: VISA, couponCode: 'abc' }));
+      const error = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: customer(1),
+          creditCard: VISA,
+          couponCode: 'abc',
+        }),
+      );
       expect(error.messages).toEqual(["Coupon Code: 'abc' - Coupon code could not be found."]);
       expect(f.gateway.chargeCalls).toBe(0);
     });
@@ -75,15 +130,38 @@ export function couponScenarios(harness: StorageHarness): void {
     it('enforces the conversion limit and gives a use back when the signup card is declined', async () => {
       const f = fixture();
       const { acme, family } = await setup(f);
-      await acme.coupons.create({ name: 'Once', code: 'ONCE', percentage: '50', conversionLimit: 1, productFamilyId: family.id });
+      await acme.coupons.create({
+        name: 'Once',
+        code: 'ONCE',
+        percentage: '50',
+        conversionLimit: 1,
+        productFamilyId: family.id,
+      });
       const declined = await rejection(
-        acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: { ...VISA, fullNumber: '2' }, couponCode: 'ONCE' }),
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: customer(1),
+          creditCard: { ...VISA, fullNumber: '2' },
+          couponCode: 'ONCE',
+        }),
       );
       expect(declined.code).toBe('payment_declined');
       expect((await acme.coupons.findByCode('ONCE')).redemptions).toBe(0);
-      const first = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(2), creditCard: VISA, couponCode: 'ONCE' });
+      const first = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(2),
+        creditCard: VISA,
+        couponCode: 'ONCE',
+      });
       expect(first.balanceInCents).toBe(0);
-      const second = await rejection(acme.subscriptions.create({ productHandle: 'basic', customer: customer(3), creditCard: VISA, couponCode: 'ONCE' }));
+      const second = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: customer(3),
+          creditCard: VISA,
+          couponCode: 'ONCE',
+        }),
+      );
       expect(second.messages).toEqual(["Coupon Code: 'ONCE' - Coupon has reached its usage limit."]);
     });
 
@@ -91,7 +169,12 @@ export function couponScenarios(harness: StorageHarness): void {
       const f = fixture();
       const { acme, family } = await setup(f, { trialInterval: 7, trialIntervalUnit: 'day', trialPriceInCents: 0 });
       await acme.coupons.create({ name: 'Welcome', code: 'WELCOME', amountInCents: 500, productFamilyId: family.id });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: VISA, couponCode: 'WELCOME' });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(1),
+        creditCard: VISA,
+        couponCode: 'WELCOME',
+      });
       expect(await rows(f, sub.subscription.id)).toEqual([]);
       f.clock.set('2027-03-01T00:00:00Z');
       await f.engine.runDue();
@@ -107,13 +190,36 @@ export function couponScenarios(harness: StorageHarness): void {
     it('sets subscription metafields at signup and refuses unknown ones before charging', async () => {
       const f = fixture();
       const { acme } = await setup(f);
-      await acme.metafields.createFields('subscriptions', { name: 'color', inputType: 'dropdown', enum: ['red', 'blue'] });
-      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: customer(1), creditCard: VISA, metafields: { color: 'blue' } });
-      expect((await acme.metafields.listMetadata('subscriptions', sub.subscription.id)).map((m) => [m.name, m.value])).toEqual([['color', 'blue']]);
-      expect((await acme.subscriptions.list({ metadata: { color: 'blue' } })).map((v) => v.subscription.id)).toEqual([sub.subscription.id]);
+      await acme.metafields.createFields('subscriptions', {
+        name: 'color',
+        inputType: 'dropdown',
+        enum: ['red', 'blue'],
+      });
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(1),
+        creditCard: VISA,
+        metafields: { color: 'blue' },
+      });
+      expect(
+        (await acme.metafields.listMetadata('subscriptions', sub.subscription.id)).map((m) => [m.name, m.value]),
+      ).toEqual([['color', 'blue']]);
+      expect((await acme.subscriptions.list({ metadata: { color: 'blue' } })).map((v) => v.subscription.id)).toEqual([
+        sub.subscription.id,
+      ]);
       const calls = f.gateway.chargeCalls;
-      const bad = await rejection(acme.subscriptions.create({ productHandle: 'basic', customer: customer(2), creditCard: VISA, metafields: { size: 'xl', color: 'green' } }));
-      expect(bad.messages).toEqual(["Metafield: 'size' does not exist.", "Value: 'green' is not one of the allowed values for 'color'."]);
+      const bad = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: customer(2),
+          creditCard: VISA,
+          metafields: { size: 'xl', color: 'green' },
+        }),
+      );
+      expect(bad.messages).toEqual([
+        "Metafield: 'size' does not exist.",
+        "Value: 'green' is not one of the allowed values for 'color'.",
+      ]);
       expect(f.gateway.chargeCalls).toBe(calls);
     });
   });

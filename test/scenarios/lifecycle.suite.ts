@@ -10,7 +10,14 @@ async function setup(f: EngineFixture, product: Record<string, unknown> = {}) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  const plan = await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1000, interval: 1, intervalUnit: 'month', ...product });
+  const plan = await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 1000,
+    interval: 1,
+    intervalUnit: 'month',
+    ...product,
+  });
   const events: BillingEvent[] = [];
   f.engine.on('*', (e) => events.push(e));
   let n = 0;
@@ -43,7 +50,12 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const { subscription } = await subscribe();
       f.clock.advance({ days: 3 });
       const canceled = await acme.subscriptions.cancel(subscription.id, { cancellationMessage: 'Too expensive' });
-      expect(canceled.subscription).toMatchObject({ state: 'cancelled', cancellationMessage: 'Too expensive', cancellationMethod: 'merchant_api', nextAssessmentAt: null });
+      expect(canceled.subscription).toMatchObject({
+        state: 'cancelled',
+        cancellationMessage: 'Too expensive',
+        cancellationMethod: 'merchant_api',
+        nextAssessmentAt: null,
+      });
       expect(canceled.subscription.canceledAt?.toISOString()).toBe('2028-02-03T15:00:00.000Z');
       expect(stateChanges(events)).toEqual(['active->cancelled']);
       f.clock.set('2028-06-01T00:00:00Z');
@@ -69,9 +81,15 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       f.clock.set('2028-03-01T00:00:00Z');
       await f.engine.runDue();
       const aView = await acme.subscriptions.get(a.subscription.id);
-      expect(aView.subscription).toMatchObject({ state: 'cancelled', cancellationMessage: 'bye', cancellationMethod: 'merchant_api' });
+      expect(aView.subscription).toMatchObject({
+        state: 'cancelled',
+        cancellationMessage: 'bye',
+        cancellationMethod: 'merchant_api',
+      });
       expect(aView.subscription.canceledAt?.toISOString()).toBe('2028-02-29T15:00:00.000Z');
-      expect((await acme.subscriptions.transactions(a.subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(1);
+      expect(
+        (await acme.subscriptions.transactions(a.subscription.id)).filter((l) => l.type === 'charge'),
+      ).toHaveLength(1);
       const bView = await acme.subscriptions.get(b.subscription.id);
       expect(bView.subscription).toMatchObject({ state: 'active', cancelAtEndOfPeriod: false, periodIndex: 1 });
     });
@@ -113,9 +131,13 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       expect(stateChanges(events)).toEqual(['active->past_due', 'past_due->cancelled', 'cancelled->active']);
       f.clock.set('2028-05-11T00:00:00Z');
       await f.engine.runDue();
-      expect((await acme.subscriptions.get(subscription.id)).subscription.currentPeriodEndsAt.toISOString()).toBe('2028-06-10T13:00:00.000Z');
+      expect((await acme.subscriptions.get(subscription.id)).subscription.currentPeriodEndsAt.toISOString()).toBe(
+        '2028-06-10T13:00:00.000Z',
+      );
       const error = await rejection(acme.subscriptions.reactivate(subscription.id));
-      expect(error.message).toBe('Cannot reactivate a subscription that is not marked "Canceled", "Unpaid", or "Trial Ended".');
+      expect(error.message).toBe(
+        'Cannot reactivate a subscription that is not marked "Canceled", "Unpaid", or "Trial Ended".',
+      );
     });
 
     it('keeps the balance with preserveBalance, and resumes within the canceled period', async () => {
@@ -127,7 +149,9 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const resumed = await acme.subscriptions.reactivate(a.subscription.id, { resume: true });
       expect(resumed.subscription.state).toBe('active');
       expect(resumed.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-02-29T15:00:00.000Z');
-      expect((await acme.subscriptions.transactions(a.subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(1);
+      expect(
+        (await acme.subscriptions.transactions(a.subscription.id)).filter((l) => l.type === 'charge'),
+      ).toHaveLength(1);
       f.clock.set('2028-03-01T00:00:00Z');
       expect((await f.engine.runDue()).renewed).toBe(1);
       await acme.subscriptions.cancel(a.subscription.id);
@@ -136,7 +160,9 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       expect(late.message).toBe("Request was 'resume only', but this subscription cannot be resumed.");
       const preserved = await acme.subscriptions.reactivate(a.subscription.id, { preserveBalance: true });
       expect(preserved.balanceInCents).toBe(0);
-      expect((await acme.subscriptions.transactions(a.subscription.id)).some((l) => l.kind === 'reactivation')).toBe(false);
+      expect((await acme.subscriptions.transactions(a.subscription.id)).some((l) => l.kind === 'reactivation')).toBe(
+        false,
+      );
     });
 
     it('holds, skips billing while held, refuses hold near billing, and resumes with a new period', async () => {
@@ -155,8 +181,12 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       expect(resumed.subscription.state).toBe('active');
       expect(resumed.balanceInCents).toBe(0);
       expect(resumed.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-05-01T00:00:00.000Z');
-      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(2);
-      expect((await rejection(acme.subscriptions.resume(subscription.id))).message).toBe('Only subscriptions that are on hold can be resumed.');
+      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(
+        2,
+      );
+      expect((await rejection(acme.subscriptions.resume(subscription.id))).message).toBe(
+        'Only subscriptions that are on hold can be resumed.',
+      );
     });
 
     it('resumes automatically at the given date', async () => {
@@ -179,7 +209,10 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const moved = await acme.subscriptions.changeBillingDate(subscription.id, '2028-02-10');
       expect(moved.subscription.nextAssessmentAt?.toISOString()).toBe('2028-02-10T05:00:00.000Z');
       const change = events.find((e) => e.key === 'billing_date_change');
-      expect((change?.payload.subscription as { previous_billing_date: string }).previous_billing_date).toBe('2028-02-29T15:00:00.000Z');
+      expect(change).toBeDefined();
+      expect((change!.payload.subscription as { previous_billing_date: string }).previous_billing_date).toBe(
+        '2028-02-29T15:00:00.000Z',
+      );
       f.clock.set('2028-03-11T00:00:00Z');
       await f.engine.runDue();
       const view = await acme.subscriptions.get(subscription.id);
@@ -187,10 +220,14 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       // Mar 10; the Apr 10 boundary is midnight EDT.
       expect(view.subscription.currentPeriodStartedAt.toISOString()).toBe('2028-03-10T05:00:00.000Z');
       expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-04-10T04:00:00.000Z');
-      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(3);
+      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(
+        3,
+      );
       const now = await acme.subscriptions.changeBillingDate(subscription.id, '2028-01-01T00:00:00Z');
       expect(now.subscription.currentPeriodStartedAt.toISOString()).toBe('2028-03-11T00:00:00.000Z');
-      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(4);
+      expect((await acme.subscriptions.transactions(subscription.id)).filter((l) => l.type === 'charge')).toHaveLength(
+        4,
+      );
       const bad = await rejection(acme.subscriptions.changeBillingDate(subscription.id, 'tomorrow'));
       expect(bad.message).toBe('Next billing at: is not a valid date.');
     });
@@ -208,15 +245,29 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const f = fixture();
       const { acme, events, subscribe } = await setup(f);
       const { customer } = await subscribe();
-      const other = await acme.customers.create({ firstName: 'Bo', lastName: 'B', email: 'bo@example.com', reference: 'bo' });
-      const updated = await acme.customers.update(customer.id, { email: 'new@example.com', address: { city: 'Paris' } });
+      const other = await acme.customers.create({
+        firstName: 'Bo',
+        lastName: 'B',
+        email: 'bo@example.com',
+        reference: 'bo',
+      });
+      const updated = await acme.customers.update(customer.id, {
+        email: 'new@example.com',
+        address: { city: 'Paris' },
+      });
       expect(updated).toMatchObject({ email: 'new@example.com', version: 2 });
       expect(updated.address.city).toBe('Paris');
-      expect(events.filter((e) => e.key === 'customer_update').map((e) => e.payload.changed)).toEqual([['email', 'address']]);
+      expect(events.filter((e) => e.key === 'customer_update').map((e) => e.payload.changed)).toEqual([
+        ['email', 'address'],
+      ]);
       await acme.customers.update(customer.id, { email: 'new@example.com' });
       expect(events.filter((e) => e.key === 'customer_update')).toHaveLength(1);
-      expect((await rejection(acme.customers.update(customer.id, { reference: 'bo' }))).message).toBe('Reference: must be unique - that value has been taken.');
-      expect((await rejection(acme.customers.update(customer.id, { email: 'nope' }))).message).toBe('Email address: must be a valid email address.');
+      expect((await rejection(acme.customers.update(customer.id, { reference: 'bo' }))).message).toBe(
+        'Reference: must be unique - that value has been taken.',
+      );
+      expect((await rejection(acme.customers.update(customer.id, { email: 'nope' }))).message).toBe(
+        'Email address: must be a valid email address.',
+      );
       expect((await rejection(acme.customers.delete(customer.id))).code).toBe('validation');
       await acme.customers.delete(other.id);
       expect((await rejection(acme.customers.get(other.id))).code).toBe('not_found');
@@ -229,15 +280,25 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const { acme, events, subscribe } = await setup(f);
       const { subscription } = await subscribe();
       const updated = await acme.subscriptions.updateCard(subscription.id, MASTER);
-      expect(updated.paymentProfile).toMatchObject({ cardType: 'master', lastFour: '4444', expirationMonth: 10, expirationYear: 2031 });
+      expect(updated.paymentProfile).toMatchObject({
+        cardType: 'master',
+        lastFour: '4444',
+        expirationMonth: 10,
+        expirationYear: 2031,
+      });
       const event = events.find((e) => e.key === 'subscription_card_update');
       expect(event?.payload).toMatchObject({
         previous_payment_profile: { masked_card_number: 'XXXX-XXXX-XXXX-1111' },
         updated_payment_profile: { masked_card_number: 'XXXX-XXXX-XXXX-4444', card_type: 'master' },
       });
-      const partial = await rejection(acme.subscriptions.updateCard(subscription.id, { expirationMonth: 1, expirationYear: 2032 } as never));
+      const partial = await rejection(
+        acme.subscriptions.updateCard(subscription.id, { expirationMonth: 1, expirationYear: 2032 } as never),
+      );
       expect(partial.message).toBe('Credit card number: cannot be blank.');
-      const profile = await acme.paymentProfiles.update(updated.paymentProfile!.id, { expirationMonth: '03', expirationYear: '2033' });
+      const profile = await acme.paymentProfiles.update(updated.paymentProfile!.id, {
+        expirationMonth: '03',
+        expirationYear: '2033',
+      });
       expect(profile).toMatchObject({ lastFour: '4444', expirationMonth: 3, expirationYear: 2033 });
       f.clock.set('2028-03-01T00:00:00Z');
       expect((await f.engine.runDue()).renewed).toBe(1);
@@ -245,7 +306,11 @@ export function lifecycleScenarios(harness: StorageHarness): void {
         await f.storage.transaction(async (tx) => {
           const site = (await tx.sites.findBySubdomain('acme'))!;
           const subs = await tx.subscriptions.list(site.id, {}, { page: 1, perPage: 200 });
-          const profiles = await Promise.all(subs.flatMap((s) => (s.paymentProfileId ? [tx.customers.findPaymentProfile(site.id, s.paymentProfileId)] : [])));
+          const profiles = await Promise.all(
+            subs.flatMap((s) =>
+              s.paymentProfileId ? [tx.customers.findPaymentProfile(site.id, s.paymentProfileId)] : [],
+            ),
+          );
           return {
             subs,
             profiles,
@@ -270,17 +335,22 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       f.clock.advance({ days: 2 });
       const c = await subscribe();
       await acme.subscriptions.cancel(b.subscription.id);
-      const ids = async (query: Record<string, unknown>) => (await acme.subscriptions.list(query as never)).map((v) => v.subscription.id);
+      const ids = async (query: Record<string, unknown>) =>
+        (await acme.subscriptions.list(query as never)).map((v) => v.subscription.id);
       expect(await ids({})).toEqual([c.subscription.id, b.subscription.id, a.subscription.id]);
       expect(await ids({ direction: 'asc' })).toEqual([a.subscription.id, b.subscription.id, c.subscription.id]);
       expect(await ids({ state: 'canceled' })).toEqual([b.subscription.id]);
       expect(await ids({ state: ['active'] })).toEqual([c.subscription.id, a.subscription.id]);
       expect(await ids({ productId: plan.product.id, perPage: 1, page: 2 })).toEqual([b.subscription.id]);
       expect(await ids({ perPage: 500 })).toHaveLength(3);
-      expect(await ids({ dateField: 'created_at', startDate: '2028-02-02', endDate: '2028-02-02' })).toEqual([b.subscription.id]);
+      expect(await ids({ dateField: 'created_at', startDate: '2028-02-02', endDate: '2028-02-02' })).toEqual([
+        b.subscription.id,
+      ]);
       expect(await ids({ startDatetime: '2028-02-04T15:00:00Z' })).toEqual([c.subscription.id]);
       expect(await ids({ metadata: { color: 'blue' } })).toEqual([]);
-      expect((await rejection(acme.subscriptions.list({ state: 'bogus' }))).message).toBe("State: 'bogus' is not a valid state.");
+      expect((await rejection(acme.subscriptions.list({ state: 'bogus' }))).message).toBe(
+        "State: 'bogus' is not a valid state.",
+      );
       expect((await rejection(acme.subscriptions.list({ startDate: '2028-13-01' }))).code).toBe('validation');
     });
   });

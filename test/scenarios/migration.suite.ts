@@ -9,16 +9,38 @@ async function setup(f: EngineFixture) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'UTC' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  const basic = await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 3000, interval: 1, intervalUnit: 'month' });
-  const pro = await acme.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 9000, interval: 1, intervalUnit: 'month', initialChargeInCents: 500 });
+  const basic = await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 3000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  const pro = await acme.catalog.createProduct(family.id, {
+    name: 'Pro',
+    handle: 'pro',
+    priceInCents: 9000,
+    interval: 1,
+    intervalUnit: 'month',
+    initialChargeInCents: 500,
+  });
   const events: BillingEvent[] = [];
   f.engine.on('*', (e) => events.push(e));
-  const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+  const sub = await acme.subscriptions.create({
+    productHandle: 'basic',
+    customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+    creditCard: VISA,
+  });
   return { acme, basic, pro, events, sub };
 }
 
 const rows = async (f: EngineFixture, id: number) =>
-  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [l.type, l.kind, l.amountInCents, l.endingBalanceInCents]);
+  (await f.engine.site('acme').subscriptions.transactions(id)).map((l) => [
+    l.type,
+    l.kind,
+    l.amountInCents,
+    l.endingBalanceInCents,
+  ]);
 
 /** Product changes and prorated migrations, on every adapter. April has 30 days: the arithmetic is exact. */
 export function migrationScenarios(harness: StorageHarness): void {
@@ -30,7 +52,12 @@ export function migrationScenarios(harness: StorageHarness): void {
       const { acme, events, sub } = await setup(f);
       f.clock.set('2027-04-11T00:00:00Z');
       const preview = await acme.subscriptions.previewMigration(sub.subscription.id, { productHandle: 'pro' });
-      expect(preview).toEqual({ proratedAdjustmentInCents: -2000, chargeInCents: 9000, paymentDueInCents: 7000, creditAppliedInCents: 2000 });
+      expect(preview).toEqual({
+        proratedAdjustmentInCents: -2000,
+        chargeInCents: 9000,
+        paymentDueInCents: 7000,
+        creditAppliedInCents: 2000,
+      });
       const before = await rows(f, sub.subscription.id);
       expect(await rows(f, sub.subscription.id)).toEqual(before);
       const migrated = await acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'pro' });
@@ -56,9 +83,21 @@ export function migrationScenarios(harness: StorageHarness): void {
       const f = fixture();
       const { acme, sub } = await setup(f);
       f.clock.set('2027-04-16T00:00:00Z');
-      const preview = await acme.subscriptions.previewMigration(sub.subscription.id, { productHandle: 'pro', preservePeriod: true });
-      expect(preview).toEqual({ proratedAdjustmentInCents: -1500, chargeInCents: 4500, paymentDueInCents: 3000, creditAppliedInCents: 1500 });
-      const migrated = await acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'pro', preservePeriod: true, includeInitialCharge: true });
+      const preview = await acme.subscriptions.previewMigration(sub.subscription.id, {
+        productHandle: 'pro',
+        preservePeriod: true,
+      });
+      expect(preview).toEqual({
+        proratedAdjustmentInCents: -1500,
+        chargeInCents: 4500,
+        paymentDueInCents: 3000,
+        creditAppliedInCents: 1500,
+      });
+      const migrated = await acme.subscriptions.migrate(sub.subscription.id, {
+        productHandle: 'pro',
+        preservePeriod: true,
+        includeInitialCharge: true,
+      });
       expect(migrated.subscription.currentPeriodEndsAt.toISOString()).toBe('2027-05-01T00:00:00.000Z');
       expect((await rows(f, sub.subscription.id)).slice(2)).toEqual([
         ['adjustment', 'prorated', -1500, -1500],
@@ -95,11 +134,19 @@ export function migrationScenarios(harness: StorageHarness): void {
     it('rejects bad migrations with the service messages', async () => {
       const f = fixture();
       const { acme, sub } = await setup(f);
-      expect((await rejection(acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'nope' }))).message).toBe('Invalid Product');
-      expect((await rejection(acme.subscriptions.previewMigration(sub.subscription.id, {}))).message).toBe('Product must be specified');
-      expect((await rejection(acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'basic' }))).code).toBe('validation');
+      expect(
+        (await rejection(acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'nope' }))).message,
+      ).toBe('Invalid Product');
+      expect((await rejection(acme.subscriptions.previewMigration(sub.subscription.id, {}))).message).toBe(
+        'Product must be specified',
+      );
+      expect((await rejection(acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'basic' }))).code).toBe(
+        'validation',
+      );
       await acme.subscriptions.cancel(sub.subscription.id);
-      expect((await rejection(acme.subscriptions.previewMigration(sub.subscription.id, { productHandle: 'pro' }))).message).toBe('Subscription must be active');
+      expect(
+        (await rejection(acme.subscriptions.previewMigration(sub.subscription.id, { productHandle: 'pro' }))).message,
+      ).toBe('Subscription must be active');
     });
 
     it('changes the product now without charge, or at the next renewal when delayed', async () => {
@@ -126,7 +173,11 @@ export function migrationScenarios(harness: StorageHarness): void {
       const { acme, basic, sub } = await setup(f);
       await acme.catalog.updateProduct(basic.product.id, { priceInCents: 6000 });
       f.clock.set('2027-04-16T00:00:00Z');
-      const moved = await acme.subscriptions.migrate(sub.subscription.id, { productHandle: 'basic', productVersion: 2, preservePeriod: true });
+      const moved = await acme.subscriptions.migrate(sub.subscription.id, {
+        productHandle: 'basic',
+        productVersion: 2,
+        preservePeriod: true,
+      });
       expect(moved.subscription.productVersion).toBe(2);
       expect((await rows(f, sub.subscription.id)).slice(2, 4)).toEqual([
         ['adjustment', 'prorated', -1500, -1500],

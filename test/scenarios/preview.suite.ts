@@ -11,7 +11,10 @@ export const PREVIEWABLE: readonly [string, (site: SiteHandle, id: number) => Pr
   ['credit', (site, id) => site.ledger.credit(id, { amountInCents: 250, memo: 'Sorry' })],
   ['adjustment to a target', (site, id) => site.ledger.adjust(id, { amountInCents: 777, adjustmentMethod: 'target' })],
   ['upgrade migration', (site, id) => site.subscriptions.migrate(id, { productHandle: 'pro' })],
-  ['migration keeping the period', (site, id) => site.subscriptions.migrate(id, { productHandle: 'pro', preservePeriod: true })],
+  [
+    'migration keeping the period',
+    (site, id) => site.subscriptions.migrate(id, { productHandle: 'pro', preservePeriod: true }),
+  ],
   ['cancel', (site, id) => site.subscriptions.cancel(id, { cancellationMessage: 'bye' })],
   ['billing date now', (site, id) => site.subscriptions.changeBillingDate(id, '2000-01-01')],
 ];
@@ -20,9 +23,25 @@ async function setup(f: EngineFixture) {
   await f.engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'UTC' });
   const acme = f.engine.site('acme');
   const family = await acme.catalog.createFamily({ name: 'Plans' });
-  await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 3000, interval: 1, intervalUnit: 'month' });
-  await acme.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 9000, interval: 1, intervalUnit: 'month' });
-  const sub = await acme.subscriptions.create({ productHandle: 'basic', customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' }, creditCard: VISA });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 3000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Pro',
+    handle: 'pro',
+    priceInCents: 9000,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  const sub = await acme.subscriptions.create({
+    productHandle: 'basic',
+    customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+    creditCard: VISA,
+  });
   return { acme, id: sub.subscription.id };
 }
 
@@ -39,8 +58,16 @@ export async function snapshot(engine: BillingEngine, id: number) {
   };
 }
 
-const comparableLines = (lines: readonly { type: string; kind: string | null; amountInCents: number; startingBalanceInCents: number; endingBalanceInCents: number; memo: string }[]) =>
-  lines.map((l) => [l.type, l.kind, l.amountInCents, l.startingBalanceInCents, l.endingBalanceInCents, l.memo]);
+const comparableLines = (
+  lines: readonly {
+    type: string;
+    kind: string | null;
+    amountInCents: number;
+    startingBalanceInCents: number;
+    endingBalanceInCents: number;
+    memo: string;
+  }[],
+) => lines.map((l) => [l.type, l.kind, l.amountInCents, l.startingBalanceInCents, l.endingBalanceInCents, l.memo]);
 
 /** Previews change nothing and predict exactly what the command does, on every adapter. */
 export function previewScenarios(harness: StorageHarness): void {
@@ -64,7 +91,10 @@ export function previewScenarios(harness: StorageHarness): void {
         expect(comparableLines(preview.ledger)).toEqual(comparableLines(after.lines.slice(before.lines.length)));
         expect(preview.events.map((e) => e.key)).toEqual(events);
         expect(preview.charges.map((c) => c.amountInCents)).toEqual(
-          after.lines.slice(before.lines.length).filter((l) => l.type === 'payment').map((l) => l.amountInCents),
+          after.lines
+            .slice(before.lines.length)
+            .filter((l) => l.type === 'payment')
+            .map((l) => l.amountInCents),
         );
       });
     }
@@ -73,7 +103,9 @@ export function previewScenarios(harness: StorageHarness): void {
       const f = fixture();
       const { id } = await setup(f);
       const before = await snapshot(f.engine, id);
-      const error = await rejection(f.engine.preview('acme', (site) => site.ledger.charge(id, { amount: 'x', memo: '' })));
+      const error = await rejection(
+        f.engine.preview('acme', (site) => site.ledger.charge(id, { amount: 'x', memo: '' })),
+      );
       expect(error.messages).toContain('Memo: cannot be blank.');
       expect(await snapshot(f.engine, id)).toEqual(before);
     });

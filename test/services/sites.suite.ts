@@ -9,8 +9,19 @@ export function sitesSuite(harness: StorageHarness): void {
 
     it('creates a site with credentials shown once and stored only as hashes', async () => {
       const { engine, storage } = fixture();
-      const created = await engine.sites.create({ subdomain: 'Acme', currency: 'usd', timeZone: 'America/New_York', name: 'Acme Inc' });
-      expect(created.site).toMatchObject({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York', mode: 'test', version: 1 });
+      const created = await engine.sites.create({
+        subdomain: 'Acme',
+        currency: 'usd',
+        timeZone: 'America/New_York',
+        name: 'Acme Inc',
+      });
+      expect(created.site).toMatchObject({
+        subdomain: 'acme',
+        currency: 'USD',
+        timeZone: 'America/New_York',
+        mode: 'test',
+        version: 1,
+      });
       expect(created.apiKey).toMatch(/^bk_[0-9a-f]{8}_/);
       expect(created.sharedKey.length).toBeGreaterThanOrEqual(24);
       expect(created.direct.apiId).toMatch(/^[0-9a-f]{32}$/);
@@ -58,7 +69,9 @@ export function sitesSuite(harness: StorageHarness): void {
       expect((await engine.sites.get('rot')).sharedKey).toBe(shared);
       const direct = await engine.sites.rotateDirectCredentials('rot');
       expect(direct.apiId).not.toBe(site.direct.apiId);
-      expect((await rejection(engine.sites.authenticateDirect(site.direct.apiId, site.direct.apiPassword))).code).toBe('unauthorized');
+      expect((await rejection(engine.sites.authenticateDirect(site.direct.apiId, site.direct.apiPassword))).code).toBe(
+        'unauthorized',
+      );
       const ok = await engine.sites.authenticateDirect(direct.apiId, direct.apiPassword);
       expect(ok.site.subdomain).toBe('rot');
       expect((await rejection(engine.sites.authenticateDirect(direct.apiId, 'wrong'))).code).toBe('unauthorized');
@@ -69,7 +82,10 @@ export function sitesSuite(harness: StorageHarness): void {
       [{ subdomain: '-x', currency: 'USD' }, 'Subdomain: must be a DNS label'],
       [{ subdomain: 'a'.repeat(64), currency: 'USD' }, 'Subdomain: must be a DNS label'],
       [{ subdomain: 'ok', currency: 'XYZ' }, "Currency: 'XYZ' is not a supported ISO 4217 currency."],
-      [{ subdomain: 'ok', currency: 'USD', timeZone: 'Mars/Base' }, "Time zone: 'Mars/Base' is not a valid IANA time zone."],
+      [
+        { subdomain: 'ok', currency: 'USD', timeZone: 'Mars/Base' },
+        "Time zone: 'Mars/Base' is not a valid IANA time zone.",
+      ],
       [{ subdomain: 'ok', currency: 'USD', name: '  ' }, 'Name: cannot be blank.'],
     ])('rejects bad input %o and creates nothing', async (input, message) => {
       const { engine } = fixture();
@@ -112,7 +128,13 @@ export function sitesSuite(harness: StorageHarness): void {
         dateFormat: 'DD.MM.YYYY',
         settings: { dunning: { retryCount: 5 }, referralsEnabled: true },
       });
-      expect(updated).toMatchObject({ name: 'Edited', timeZone: 'Europe/Berlin', currency: 'EUR', dateFormat: 'DD.MM.YYYY', version: 2 });
+      expect(updated).toMatchObject({
+        name: 'Edited',
+        timeZone: 'Europe/Berlin',
+        currency: 'EUR',
+        dateFormat: 'DD.MM.YYYY',
+        version: 2,
+      });
       expect(updated.settings.dunning).toEqual({ retryCount: 5, retryIntervalHours: 24, finalAction: 'canceled' });
       expect(updated.settings.referralsEnabled).toBe(true);
     });
@@ -163,9 +185,21 @@ export function sitesSuite(harness: StorageHarness): void {
       await engine.sites.create({ subdomain: 'shop', currency: 'USD' });
       const shop = engine.site('shop');
       const family = await shop.catalog.createFamily({ name: 'Plans' });
-      const plan = await shop.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+      const plan = await shop.catalog.createProduct(family.id, {
+        name: 'Pro',
+        handle: 'pro',
+        priceInCents: 1000,
+        interval: 1,
+        intervalUnit: 'month',
+      });
       await shop.catalog.updateProduct(plan.product.id, { priceInCents: 2500 });
-      await shop.components.create(family.id, { kind: 'quantity_based_component', name: 'Seats', unitName: 'seat', pricingScheme: 'per_unit', unitPrice: '5.00' });
+      await shop.components.create(family.id, {
+        kind: 'quantity_based_component',
+        name: 'Seats',
+        unitName: 'seat',
+        pricingScheme: 'per_unit',
+        unitPrice: '5.00',
+      });
       await shop.coupons.create({ name: 'Half', code: 'HALF', percentage: '50', productFamilyId: family.id });
       await shop.subscriptions.create({
         productHandle: 'pro',
@@ -190,7 +224,13 @@ export function sitesSuite(harness: StorageHarness): void {
       await engine.sites.create({ subdomain: 'golive2', currency: 'USD' });
       const site = engine.site('golive2');
       const family = await site.catalog.createFamily({ name: 'Plans' });
-      await site.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 1000, interval: 1, intervalUnit: 'month' });
+      await site.catalog.createProduct(family.id, {
+        name: 'Pro',
+        handle: 'pro',
+        priceInCents: 1000,
+        interval: 1,
+        intervalUnit: 'month',
+      });
       await site.subscriptions.create({
         productHandle: 'pro',
         customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
@@ -202,7 +242,11 @@ export function sitesSuite(harness: StorageHarness): void {
       expect(currency.message).toBe('Currency: cannot be changed while the site has subscriptions or transactions.');
       await engine.sites.clearData('golive2');
       const id = (await engine.sites.get('golive2')).id;
-      expect(await storage.transaction((tx) => tx.siteData.counts(id))).toEqual({ customers: 0, subscriptions: 0, transactions: 0 });
+      expect(await storage.transaction((tx) => tx.siteData.counts(id))).toEqual({
+        customers: 0,
+        subscriptions: 0,
+        transactions: 0,
+      });
       expect((await site.catalog.getProduct('pro')).product.handle).toBe('pro');
       expect((await engine.sites.update('golive2', { mode: 'live' })).mode).toBe('live');
       const live = await rejection(engine.sites.clearData('golive2'));

@@ -332,7 +332,7 @@ describe('subscription, migration, note and family requests', () => {
       rejection(() =>
         parseWireRequest(createSubscriptionRequest, { subscription: { coupon_code: 'A', components: [{}] } }),
       ).messages,
-    ).toEqual(['Components: is not supported by this server yet.']);
+    ).toEqual(['Component id: cannot be blank.']);
   });
 
   it('an update reads product changes: now, delayed, by next_product_id, and the cancellation of a delayed one', () => {

@@ -9,14 +9,17 @@ function conflict(what: string): BillingError {
 /** Product families, products and versions over the memory tables. */
 export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepository {
   const versionOf = (siteId: number, productId: number, version: number) => {
-    const row = state.productVersions.find((v) => v.siteId === siteId && v.productId === productId && v.version === version);
+    const row = state.productVersions.find(
+      (v) => v.siteId === siteId && v.productId === productId && v.version === version,
+    );
     if (row === undefined) return undefined;
     const { id: _id, ...record } = row;
     return record;
   };
   return {
     async insertFamily(family) {
-      if (state.families.count((f) => f.siteId === family.siteId && f.handle === family.handle) > 0) throw conflict('Handle');
+      if (state.families.count((f) => f.siteId === family.siteId && f.handle === family.handle) > 0)
+        throw conflict('Handle');
       return state.families.insert(journal, { ...family, id: state.families.nextId() });
     },
     async findFamily(siteId, id) {
@@ -33,13 +36,17 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
       const family = state.families.get(id);
       if (family === undefined || family.siteId !== siteId) return undefined;
       const handle = patch.handle;
-      if (handle !== undefined && state.families.count((f) => f.siteId === siteId && f.handle === handle && f.id !== id) > 0) {
+      if (
+        handle !== undefined &&
+        state.families.count((f) => f.siteId === siteId && f.handle === handle && f.id !== id) > 0
+      ) {
         throw conflict('Handle');
       }
       return state.families.replace(journal, { ...family, ...patch });
     },
     async insertProduct(product, terms) {
-      if (state.products.count((p) => p.siteId === product.siteId && p.handle === product.handle) > 0) throw conflict('Handle');
+      if (state.products.count((p) => p.siteId === product.siteId && p.handle === product.handle) > 0)
+        throw conflict('Handle');
       const stored = state.products.insert(journal, { ...product, id: state.products.nextId(), currentVersion: 1 });
       const version = { siteId: stored.siteId, productId: stored.id, version: 1, terms, createdAt: product.createdAt };
       state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
@@ -47,7 +54,8 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
     },
     async addProductVersion(siteId, productId, expectedCurrent, terms, now) {
       const product = state.products.get(productId);
-      if (product === undefined || product.siteId !== siteId || product.currentVersion !== expectedCurrent) return undefined;
+      if (product === undefined || product.siteId !== siteId || product.currentVersion !== expectedCurrent)
+        return undefined;
       const version = { siteId, productId, version: expectedCurrent + 1, terms, createdAt: now };
       state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
       const updated = state.products.replace(journal, { ...product, currentVersion: version.version, updatedAt: now })!;

@@ -19,7 +19,9 @@ export function memoryCoupons(state: MemoryState, journal: Journal): CouponsRepo
       return state.coupons.find((c) => c.siteId === siteId && c.code === code);
     },
     async list(siteId, page) {
-      return state.coupons.filter((c) => c.siteId === siteId).slice((page.page - 1) * page.perPage, page.page * page.perPage);
+      return state.coupons
+        .filter((c) => c.siteId === siteId)
+        .slice((page.page - 1) * page.perPage, page.page * page.perPage);
     },
     async update(siteId, id, patch) {
       const coupon = state.coupons.get(id);
@@ -36,7 +38,11 @@ export function memoryCoupons(state: MemoryState, journal: Journal): CouponsRepo
     async releaseRedemption(siteId, id, now) {
       const coupon = state.coupons.get(id);
       if (coupon === undefined || coupon.siteId !== siteId) return undefined;
-      return state.coupons.replace(journal, { ...coupon, redemptions: Math.max(0, coupon.redemptions - 1), updatedAt: now });
+      return state.coupons.replace(journal, {
+        ...coupon,
+        redemptions: Math.max(0, coupon.redemptions - 1),
+        updatedAt: now,
+      });
     },
   };
 }

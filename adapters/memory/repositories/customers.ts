@@ -9,7 +9,8 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
     state.customers.count((c) => c.siteId === siteId && c.reference === reference && c.id !== exceptId) > 0;
   return {
     async insert(customer) {
-      if (referenceTaken(customer.siteId, customer.reference)) throw new BillingError('conflict', 'Reference is already taken.');
+      if (referenceTaken(customer.siteId, customer.reference))
+        throw new BillingError('conflict', 'Reference is already taken.');
       return state.customers.insert(journal, { ...customer, id: state.customers.nextId(), version: 1 });
     },
     async findById(siteId, id) {
@@ -22,7 +23,8 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
     async updateAtVersion(siteId, id, expectedVersion, patch) {
       const current = state.customers.get(id);
       if (current === undefined || current.siteId !== siteId || current.version !== expectedVersion) return undefined;
-      if (referenceTaken(siteId, patch.reference, id)) throw new BillingError('conflict', 'Reference is already taken.');
+      if (referenceTaken(siteId, patch.reference, id))
+        throw new BillingError('conflict', 'Reference is already taken.');
       return state.customers.replace(journal, { ...current, ...patch, id, siteId, version: current.version + 1 });
     },
     async list(siteId, page) {

@@ -6,7 +6,8 @@ import type { Journal } from '../memory-table.js';
 export function memoryDirectCalls(state: MemoryState, journal: Journal): DirectCallsRepository {
   return {
     async insert(call) {
-      if (state.directCalls.count((r) => r.call.id === call.id) > 0) throw new BillingError('conflict', 'Call id is already taken.');
+      if (state.directCalls.count((r) => r.call.id === call.id) > 0)
+        throw new BillingError('conflict', 'Call id is already taken.');
       const row = state.directCalls.insert(journal, { id: state.directCalls.nextId(), siteId: call.siteId, call });
       return row.call;
     },

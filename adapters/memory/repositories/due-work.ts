@@ -30,7 +30,9 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
     },
     async pendingFor(siteId, subjectId, kinds) {
       return state.dueWork
-        .filter((r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)))
+        .filter(
+          (r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)),
+        )
         .sort(byDue);
     },
     async claim(args) {
@@ -61,13 +63,15 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
     },
     async complete(siteId, id, owner, now) {
       const row = state.dueWork.get(id);
-      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner) return false;
+      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner)
+        return false;
       state.dueWork.replace(journal, { ...row, status: 'done', leaseUntil: null, updatedAt: now });
       return true;
     },
     async release(siteId, id, owner, dueAt, now) {
       const row = state.dueWork.get(id);
-      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner) return false;
+      if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner)
+        return false;
       state.dueWork.replace(journal, {
         ...row,
         status: 'pending',

@@ -13,7 +13,14 @@ export function memoryIdempotency(state: MemoryState, journal: Journal): Idempot
         state.idempotency.replace(journal, { ...existing, expiresAt, createdAt: now });
         return true;
       }
-      state.idempotency.insert(journal, { id: state.idempotency.nextId(), siteId, scope, key, expiresAt, createdAt: now });
+      state.idempotency.insert(journal, {
+        id: state.idempotency.nextId(),
+        siteId,
+        scope,
+        key,
+        expiresAt,
+        createdAt: now,
+      });
       return true;
     },
   };

@@ -55,7 +55,9 @@ export function memoryLedger(state: MemoryState, journal: Journal): LedgerReposi
       );
       const sign = filter.direction === 'desc' ? -1 : 1;
       rows.sort((a, b) =>
-        filter.orderBy === 'created_at' ? sign * (a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id) : sign * (a.id - b.id),
+        filter.orderBy === 'created_at'
+          ? sign * (a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id)
+          : sign * (a.id - b.id),
       );
       return rows.slice((page.page - 1) * page.perPage, page.page * page.perPage);
     },
@@ -64,7 +66,10 @@ export function memoryLedger(state: MemoryState, journal: Journal): LedgerReposi
       if (line === undefined || line.siteId !== siteId || line.type !== 'payment') return undefined;
       const total = line.refundedAmountInCents + amountInCents;
       if (total > line.amountInCents || total < 0) return undefined;
-      return state.transactions.replace(journal, { ...line, refundedAmountInCents: line.refundedAmountInCents + amountInCents });
+      return state.transactions.replace(journal, {
+        ...line,
+        refundedAmountInCents: line.refundedAmountInCents + amountInCents,
+      });
     },
   };
 }

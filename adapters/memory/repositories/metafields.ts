@@ -6,7 +6,10 @@ import type { Journal } from '../memory-table.js';
 export function memoryMetafields(state: MemoryState, journal: Journal): MetafieldsRepository {
   return {
     async insertField(field) {
-      const taken = state.metafields.count((f) => f.siteId === field.siteId && f.resourceType === field.resourceType && f.name === field.name) > 0;
+      const taken =
+        state.metafields.count(
+          (f) => f.siteId === field.siteId && f.resourceType === field.resourceType && f.name === field.name,
+        ) > 0;
       if (taken) throw new BillingError('conflict', 'Name is already taken.');
       return state.metafields.insert(journal, { ...field, id: state.metafields.nextId() });
     },
@@ -20,7 +23,10 @@ export function memoryMetafields(state: MemoryState, journal: Journal): Metafiel
       const field = state.metafields.get(id);
       if (field === undefined || field.siteId !== siteId) return undefined;
       if (patch.name !== undefined && patch.name !== field.name) {
-        const taken = state.metafields.count((f) => f.siteId === siteId && f.resourceType === field.resourceType && f.name === patch.name) > 0;
+        const taken =
+          state.metafields.count(
+            (f) => f.siteId === siteId && f.resourceType === field.resourceType && f.name === patch.name,
+          ) > 0;
         if (taken) throw new BillingError('conflict', 'Name is already taken.');
         for (const value of state.metadata.filter((m) => m.siteId === siteId && m.metafieldId === id)) {
           state.metadata.replace(journal, { ...value, name: patch.name });
@@ -36,9 +42,14 @@ export function memoryMetafields(state: MemoryState, journal: Journal): Metafiel
     },
     async setValue({ now, ...value }) {
       const existing = state.metadata.find(
-        (m) => m.siteId === value.siteId && m.resourceType === value.resourceType && m.resourceId === value.resourceId && m.metafieldId === value.metafieldId,
+        (m) =>
+          m.siteId === value.siteId &&
+          m.resourceType === value.resourceType &&
+          m.resourceId === value.resourceId &&
+          m.metafieldId === value.metafieldId,
       );
-      if (existing) return state.metadata.replace(journal, { ...existing, name: value.name, value: value.value, updatedAt: now })!;
+      if (existing)
+        return state.metadata.replace(journal, { ...existing, name: value.name, value: value.value, updatedAt: now })!;
       return state.metadata.insert(journal, { ...value, id: state.metadata.nextId(), createdAt: now, updatedAt: now });
     },
     async listValues(siteId, resourceType, resourceId) {
@@ -50,7 +61,8 @@ export function memoryMetafields(state: MemoryState, journal: Journal): Metafiel
       return (
         state.metadata.deleteWhere(
           journal,
-          (m) => m.siteId === siteId && m.resourceType === resourceType && m.resourceId === resourceId && m.name === name,
+          (m) =>
+            m.siteId === siteId && m.resourceType === resourceType && m.resourceId === resourceId && m.name === name,
         ) > 0
       );
     },

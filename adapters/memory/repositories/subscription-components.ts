@@ -5,15 +5,26 @@ import type { Journal } from '../memory-table.js';
 /** Subscription components, allocations and usages over the memory tables. */
 export function memorySubscriptionComponents(state: MemoryState, journal: Journal): SubscriptionComponentsRepository {
   const findRow = (siteId: number, subscriptionId: number, componentId: number) =>
-    state.subscriptionComponents.find((r) => r.siteId === siteId && r.subscriptionId === subscriptionId && r.componentId === componentId);
+    state.subscriptionComponents.find(
+      (r) => r.siteId === siteId && r.subscriptionId === subscriptionId && r.componentId === componentId,
+    );
   return {
     async upsert(row) {
       const existing = findRow(row.siteId, row.subscriptionId, row.componentId);
-      if (existing) return state.subscriptionComponents.replace(journal, { ...existing, ...row, id: existing.id, createdAt: existing.createdAt })!;
+      if (existing)
+        return state.subscriptionComponents.replace(journal, {
+          ...existing,
+          ...row,
+          id: existing.id,
+          createdAt: existing.createdAt,
+        })!;
       return state.subscriptionComponents.insert(journal, { ...row, id: state.subscriptionComponents.nextId() });
     },
     async ensure(row) {
-      return findRow(row.siteId, row.subscriptionId, row.componentId) ?? state.subscriptionComponents.insert(journal, { ...row, id: state.subscriptionComponents.nextId() });
+      return (
+        findRow(row.siteId, row.subscriptionId, row.componentId) ??
+        state.subscriptionComponents.insert(journal, { ...row, id: state.subscriptionComponents.nextId() })
+      );
     },
     async find(siteId, subscriptionId, componentId) {
       return findRow(siteId, subscriptionId, componentId);
@@ -26,7 +37,11 @@ export function memorySubscriptionComponents(state: MemoryState, journal: Journa
     async addUsage(siteId, subscriptionId, componentId, quantity, now) {
       const before = findRow(siteId, subscriptionId, componentId);
       if (!before) return undefined;
-      const after = state.subscriptionComponents.replace(journal, { ...before, unitBalance: before.unitBalance + quantity, updatedAt: now })!;
+      const after = state.subscriptionComponents.replace(journal, {
+        ...before,
+        unitBalance: before.unitBalance + quantity,
+        updatedAt: now,
+      })!;
       return { before, after };
     },
     async insertAllocation(allocation) {
@@ -34,14 +49,19 @@ export function memorySubscriptionComponents(state: MemoryState, journal: Journa
     },
     async listAllocations(siteId, subscriptionId, componentId) {
       return state.allocations.filter(
-        (a) => a.siteId === siteId && a.subscriptionId === subscriptionId && (componentId === undefined || a.componentId === componentId),
+        (a) =>
+          a.siteId === siteId &&
+          a.subscriptionId === subscriptionId &&
+          (componentId === undefined || a.componentId === componentId),
       );
     },
     async insertUsage(usage) {
       return state.usages.insert(journal, { ...usage, id: state.usages.nextId() });
     },
     async listUsages(siteId, subscriptionId, componentId) {
-      return state.usages.filter((u) => u.siteId === siteId && u.subscriptionId === subscriptionId && u.componentId === componentId);
+      return state.usages.filter(
+        (u) => u.siteId === siteId && u.subscriptionId === subscriptionId && u.componentId === componentId,
+      );
     },
   };
 }

@@ -1,4 +1,9 @@
-import { BillingError, type SubscriptionDateField, type SubscriptionRecord, type SubscriptionsRepository } from 'billing-engine';
+import {
+  BillingError,
+  type SubscriptionDateField,
+  type SubscriptionRecord,
+  type SubscriptionsRepository,
+} from 'billing-engine';
 import type { MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -7,7 +12,10 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
   return {
     async insert(subscription) {
       const code = subscription.referralCode;
-      if (code !== null && state.subscriptions.count((s) => s.siteId === subscription.siteId && s.referralCode === code) > 0) {
+      if (
+        code !== null &&
+        state.subscriptions.count((s) => s.siteId === subscription.siteId && s.referralCode === code) > 0
+      ) {
         throw new BillingError('conflict', 'Referral code is already taken.');
       }
       return state.subscriptions.insert(journal, { ...subscription, id: state.subscriptions.nextId(), version: 1 });
@@ -20,7 +28,10 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
       const current = state.subscriptions.get(id);
       if (current === undefined || current.siteId !== siteId || current.version !== expectedVersion) return undefined;
       const code = patch.referralCode;
-      if (code != null && state.subscriptions.count((s) => s.siteId === siteId && s.referralCode === code && s.id !== id) > 0) {
+      if (
+        code != null &&
+        state.subscriptions.count((s) => s.siteId === siteId && s.referralCode === code && s.id !== id) > 0
+      ) {
         throw new BillingError('conflict', 'Referral code is already taken.');
       }
       return state.subscriptions.replace(journal, { ...current, ...patch, id, siteId, version: current.version + 1 });

@@ -29,7 +29,11 @@ export function memoryWebhooks(state: MemoryState, journal: Journal): WebhooksRe
     async countFailure(siteId, id, now) {
       const endpoint = state.webhookEndpoints.get(id);
       if (endpoint === undefined || endpoint.siteId !== siteId) return undefined;
-      return state.webhookEndpoints.replace(journal, { ...endpoint, failureCount: endpoint.failureCount + 1, updatedAt: now });
+      return state.webhookEndpoints.replace(journal, {
+        ...endpoint,
+        failureCount: endpoint.failureCount + 1,
+        updatedAt: now,
+      });
     },
     async insertWebhook(webhook) {
       return state.webhooks.insert(journal, { ...webhook, id: state.webhooks.nextId() });

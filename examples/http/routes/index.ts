@@ -1,6 +1,8 @@
 import type { BillingEngine } from 'billing-engine';
 import type { Hono } from 'hono';
 import type { HttpAppEnv } from '../http-context.js';
+import { registerAllocationRoutes } from './allocation-routes.js';
+import { registerCallRoutes } from './call-routes.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import { registerComponentRoutes } from './component-routes.js';
 import { registerCouponRoutes } from './coupon-routes.js';
@@ -11,13 +13,19 @@ import { registerMetafieldRoutes } from './metafield-routes.js';
 import { registerMigrationRoutes } from './migration-routes.js';
 import { registerNoteRoutes } from './note-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
+import { type PortalLinkRoutesOptions, registerPortalLinkRoutes } from './portal-link-routes.js';
 import { registerProductFamilyRoutes } from './product-family-routes.js';
 import { registerReferralRoutes } from './referral-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
 import { registerSubscriptionRoutes } from './subscription-routes.js';
+import { registerWebhookRoutes } from './webhook-routes.js';
 
 /** Registers every main-API route (the site-scoped JSON API) on the app. */
-export function registerApiRoutes(app: Hono<HttpAppEnv>, engine: BillingEngine): void {
+export function registerApiRoutes(
+  app: Hono<HttpAppEnv>,
+  engine: BillingEngine,
+  options: { portalLinks?: PortalLinkRoutesOptions | undefined } = {},
+): void {
   // First: `/customers/metafields.json` and `/subscriptions/metafields.json` also fit the
   // `/customers/{id}.json` and `/subscriptions/{id}.json` patterns, and the first route registered answers.
   registerMetafieldRoutes(app);
@@ -33,5 +41,9 @@ export function registerApiRoutes(app: Hono<HttpAppEnv>, engine: BillingEngine):
   registerNoteRoutes(app);
   registerReferralRoutes(app);
   registerPaymentProfileRoutes(app);
+  registerAllocationRoutes(app);
+  registerWebhookRoutes(app);
+  registerCallRoutes(app, engine);
   registerSiteRoutes(app, engine);
+  registerPortalLinkRoutes(app, engine, options.portalLinks);
 }

@@ -1,0 +1,240 @@
+import { type BillingEngine, type CustomerRecord, checkPortalLink, verifyHostedPageToken } from 'billing-engine';
+import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie } from 'hono/cookie';
+import { readCardForm } from '../hosted/card-form.js';
+import { cardUpdatePage } from '../hosted/card-update-page.js';
+import { errorMessages } from '../hosted/display-format.js';
+import { type HostedSite, hostedSite, isCustomerFacing, isNotFound } from '../hosted/hosted-site.js';
+import { messagePage } from '../hosted/html.js';
+import { portalAction } from '../hosted/portal-actions.js';
+import { portalSubscriptions } from '../hosted/portal-data.js';
+import { clearFlashCookie, flashCookie, PORTAL_FLASH_COOKIE, readFlash } from '../hosted/portal-flash.js';
+import { type PortalFlash, portalPage } from '../hosted/portal-page.js';
+import type { HttpAppEnv, HttpContext } from '../http-context.js';
+
+/** Options of {@link registerHostedRoutes}. */
+export interface HostedRoutesOptions {
+  /** Largest accepted form body; larger ones get a 413 page. Default 64 KiB (the forms are small). */
+  readonly bodyLimitBytes?: number;
+  /** The instant portal links are checked against; default the engine's clock (a manual clock in tests). */
+  readonly now?: () => Date;
+  /** Where unexpected failures behind a 500 page are reported; default `console.error`. */
+  readonly logError?: (error: unknown, request: Request) => void;
+}
+
+/** The default form body limit of the hosted pages. */
+export const HOSTED_FORM_LIMIT_BYTES = 64 * 1024;
+
+const NOT_FOUND_TITLE = 'Page not found';
+const NOT_FOUND_MESSAGE = 'This link is not valid. Please ask the merchant for a new one.';
+
+/**
+ * The customer-facing pages (spec §1, §4; reference §2): the hosted card update page
+ * `GET|POST /update_payment/{subscription_id}/{token}` and the billing portal
+ * `GET /portal/{customer_id}/{expires}/{signature}` with its actions
+ * `POST /portal/{customer_id}/{expires}/{signature}/{action}`. The site is the first label of
+ * `Host`, as for the main API, but no API key is read: the token or the signed link authenticates,
+ * so register these BEFORE the API-key middleware. Every answer is an HTML page (a wrong token is
+ * a 404 page, never the API's 401, whose Basic challenge would pop up a login dialog).
+ *
+ * Card update page: the token is the first 10 hex of SHA-1 of `update_payment--{id}--{shared_key}`;
+ * pretty ids (`77-john-doe`) and longer tokens are accepted; a wrong token, an unknown id or site,
+ * or a subscription of another site is a 404. The form posts back to the same URL and a POST with
+ * a valid token updates the card through `subscriptions.updateCard`. Deviation from the reference
+ * (§2: "404 when the first request is a POST instead of a GET"): the service keeps a session from
+ * the GET; this binding keeps none, so the token authenticates a POST exactly as it does a GET,
+ * and a POST of a card form to a valid URL updates the card without a prior GET. Everything else
+ * about the token rules is the reference's.
+ *
+ * Portal: the link is checked with `checkPortalLink` (404 when forged or for another site, 410 when
+ * expired); actions the site's `portal` settings do not allow get a 403 page; a subscription of
+ * another customer is a 404. Each action redirects back to the portal with 303 and a one-time
+ * message carried in a short-lived cookie scoped to the link's path.
+ */
+export function registerHostedRoutes(
+  app: Hono<HttpAppEnv>,
+  engine: BillingEngine,
+  options: HostedRoutesOptions = {},
+): void {
+  const now = options.now ?? (() => engine.clock.now());
+  const logError =
+    options.logError ??
+    ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
+  const maxSize = options.bodyLimitBytes ?? HOSTED_FORM_LIMIT_BYTES;
+  const limit = bodyLimit({
+    maxSize,
+    onError: () => messagePage(413, 'Form too large', `The form is larger than ${maxSize} bytes.`),
+  });
+  // Pages answer unexpected failures with a page too, logged, rather than the API's JSON body.
+  const page =
+    (handler: (c: HttpContext) => Promise<Response>) =>
+    async (c: HttpContext): Promise<Response> => {
+      try {
+        return await handler(c);
+      } catch (error) {
+        if (isNotFound(error)) return notFoundPage();
+        logError(error, c.req.raw);
+        return messagePage(500, 'Something went wrong', 'Your request could not be completed. Please try again later.');
+      }
+    };
+
+  /** The site and subscription id of a card update URL, or undefined for a 404. */
+  const cardUpdateTarget = async (c: HttpContext): Promise<{ site: HostedSite; id: number } | undefined> => {
+    const site = await hostedSite(engine, c.req.header('host'));
+    if (site === undefined) return undefined;
+    const id = verifyHostedPageToken(
+      'update_payment',
+      c.req.param('id') ?? '',
+      c.req.param('token') ?? '',
+      site.record.sharedKey,
+    );
+    return id === undefined ? undefined : { site, id };
+  };
+
+  app.get(
+    '/update_payment/:id/:token',
+    page(async (c) => {
+      const target = await cardUpdateTarget(c);
+      if (target === undefined) return notFoundPage();
+      const view = await target.site.handle.subscriptions.get(target.id);
+      return cardUpdatePage({ site: target.site.record, view, action: pathOf(c) });
+    }),
+  );
+
+  app.post(
+    '/update_payment/:id/:token',
+    limit,
+    page(async (c) => {
+      const target = await cardUpdateTarget(c);
+      if (target === undefined) return notFoundPage();
+      const { handle, record } = target.site;
+      const view = await handle.subscriptions.get(target.id);
+      if (!isFormPost(c)) return unsupportedTypePage();
+      const { card, values } = readCardForm(new URLSearchParams(await c.req.text()));
+      try {
+        const updated = await handle.subscriptions.updateCard(target.id, card);
+        return cardUpdatePage({ site: record, view: updated, action: pathOf(c), updated: true });
+      } catch (error) {
+        if (!isCustomerFacing(error)) throw error;
+        const errors = errorMessages(error);
+        return cardUpdatePage({ site: record, view, action: pathOf(c), errors, values, status: 422 });
+      }
+    }),
+  );
+
+  /** The site, customer and link path of a portal URL, or the page that refuses it. */
+  const portalTarget = async (
+    c: HttpContext,
+  ): Promise<{ site: HostedSite; customer: CustomerRecord; basePath: string } | Response> => {
+    const site = await hostedSite(engine, c.req.header('host'));
+    if (site === undefined) return notFoundPage();
+    const customerId = c.req.param('customerId') ?? '';
+    const expires = c.req.param('expires') ?? '';
+    const signature = c.req.param('signature') ?? '';
+    const status = checkPortalLink({ customerId, expires, signature, sharedKey: site.record.sharedKey, now: now() });
+    if (status === 'invalid') return notFoundPage();
+    if (status === 'expired') {
+      return messagePage(
+        410,
+        'Link expired',
+        'This billing portal link has expired. Please ask the merchant for a new one.',
+      );
+    }
+    const customer = await site.handle.customers.get(Number(customerId));
+    return { site, customer, basePath: `/portal/${customerId}/${expires}/${signature}` };
+  };
+
+  app.get(
+    `/portal/:customerId${DIGITS}/:expires${DIGITS}/:signature`,
+    page(async (c) => {
+      const target = await portalTarget(c);
+      if (target instanceof Response) return target;
+      const { site, customer, basePath } = target;
+      const cookie = getCookie(c, PORTAL_FLASH_COOKIE);
+      const flash = readFlash(cookie);
+      const response = portalPage({
+        site: site.record,
+        customer,
+        subscriptions: await portalSubscriptions(site.handle, customer.id),
+        basePath,
+        ...(flash === undefined ? {} : { flash }),
+      });
+      // Shown once: a reload after the message must not show it again.
+      if (cookie !== undefined) response.headers.append('set-cookie', clearFlashCookie(basePath));
+      return response;
+    }),
+  );
+
+  app.post(
+    `/portal/:customerId${DIGITS}/:expires${DIGITS}/:signature/:action`,
+    limit,
+    page(async (c) => {
+      const target = await portalTarget(c);
+      if (target instanceof Response) return target;
+      const { site, customer, basePath } = target;
+      const action = portalAction(c.req.param('action') ?? '');
+      if (action === undefined) return notFoundPage();
+      if (!site.record.settings.portal[action.setting]) {
+        return messagePage(
+          403,
+          'Not available',
+          `${site.record.name} does not allow this change in the billing portal. Please contact them instead.`,
+        );
+      }
+      if (!isFormPost(c)) return unsupportedTypePage();
+      const form = new URLSearchParams(await c.req.text());
+      const subscriptionId = form.get('subscription_id') ?? '';
+      if (!/^[0-9]{1,15}$/.test(subscriptionId)) return notFoundPage();
+      const view = await site.handle.subscriptions.get(Number(subscriptionId));
+      // The link is the customer's: their own subscriptions only, whatever id the form names.
+      if (view.customer.id !== customer.id) return notFoundPage();
+      let flash: PortalFlash;
+      try {
+        flash = { kind: 'notice', messages: await action.run({ site: site.handle, record: site.record, view, form }) };
+      } catch (error) {
+        if (!isCustomerFacing(error)) throw error;
+        flash = { kind: 'error', messages: errorMessages(error) };
+      }
+      const secure = new URL(c.req.url).protocol === 'https:';
+      return new Response(null, {
+        status: 303,
+        headers: {
+          location: basePath,
+          'set-cookie': flashCookie(flash, basePath, secure),
+          'cache-control': 'no-store',
+        },
+      });
+    }),
+  );
+
+  // A mistyped or truncated hosted URL is a page's 404, not the main API's 401 challenge (whose
+  // Basic prompt would pop up a login dialog). `/portal/customers/...` is the main API's.
+  app.all('/update_payment/*', () => notFoundPage());
+  app.all('/portal/*', async (c, next) => {
+    if (new URL(c.req.url).pathname.startsWith('/portal/customers/')) return next();
+    return notFoundPage();
+  });
+}
+
+// Customer ids and expiry instants are plain decimals; a constrained pattern also keeps
+// `/portal/customers/{id}/management_link.json` (main API) out of the portal page's route.
+const DIGITS = '{[0-9]+}';
+
+function notFoundPage(): Response {
+  return messagePage(404, NOT_FOUND_TITLE, NOT_FOUND_MESSAGE);
+}
+
+function unsupportedTypePage(): Response {
+  return messagePage(415, 'Unsupported form', 'The form must be sent as application/x-www-form-urlencoded.');
+}
+
+function isFormPost(c: HttpContext): boolean {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === '' || type === 'application/x-www-form-urlencoded';
+}
+
+/** The request's path as the browser sent it (pretty id and long token kept), for the form to post back to. */
+function pathOf(c: HttpContext): string {
+  return new URL(c.req.url).pathname;
+}

@@ -1,0 +1,64 @@
+import { createRequire } from 'node:module';
+import { Client, Environment } from '@maxio-com/advanced-billing-sdk';
+
+/** The parts of an axios request config the redirecting adapter touches. */
+interface AdapterConfig {
+  url?: string;
+  readonly headers: { set(name: string, value: string): unknown };
+}
+
+/** An axios adapter: what `axios.getAdapter('http')` returns. */
+type AxiosAdapter = (config: AdapterConfig) => Promise<unknown>;
+
+/** The one axios function the test needs. */
+interface AxiosLike {
+  getAdapter(name: 'http'): AxiosAdapter;
+}
+
+/**
+ * The axios copy the SDK itself uses, found along the chain SDK → @apimatic/axios-client-adapter →
+ * axios (real-clients §2). Another copy's `http` adapter would work too today, but only this one is
+ * guaranteed to understand the config objects the SDK's axios builds.
+ */
+function sdkAxios(): AxiosLike {
+  const fromTest = createRequire(import.meta.url);
+  const fromSdk = createRequire(fromTest.resolve('@maxio-com/advanced-billing-sdk'));
+  const fromAdapter = createRequire(fromSdk.resolve('@apimatic/axios-client-adapter'));
+  return fromAdapter('axios') as AxiosLike;
+}
+
+/** Options of {@link maxioClient}. */
+export interface MaxioClientOptions {
+  /** Port of the test server on 127.0.0.1. */
+  readonly port: number;
+  /** The site subdomain the SDK addresses (`acme` → `https://acme.chargify.com`). */
+  readonly site: string;
+  readonly apiKey: string;
+}
+
+/**
+ * The official Maxio SDK pointed at a local server exactly as real-clients §2 describes: its
+ * hard-coded `https://{site}.chargify.com` URL is rewritten by a custom axios adapter to
+ * `http://127.0.0.1:<port>` with the same path and query, and `Host` is set to
+ * `{site}.localhost:<port>` so that the server still sees the site's subdomain. Everything else
+ * (auth, headers, bodies, response validation) is the SDK's own.
+ */
+export function maxioClient(options: MaxioClientOptions): Client {
+  const http = sdkAxios().getAdapter('http');
+  const base = `http://127.0.0.1:${options.port}`;
+  return new Client({
+    basicAuthCredentials: { username: options.apiKey, password: 'X' },
+    environment: Environment.US,
+    site: options.site,
+    timeout: 15_000,
+    unstable_httpClientOptions: {
+      adapter: (config: AdapterConfig) => {
+        const target = new URL(config.url ?? '/', base);
+        config.url = new URL(target.pathname + target.search, base).toString();
+        const subdomain = target.hostname.split('.')[0] ?? options.site;
+        config.headers.set('Host', `${subdomain}.localhost:${options.port}`);
+        return http(config);
+      },
+    },
+  });
+}
