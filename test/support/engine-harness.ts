@@ -1,4 +1,12 @@
-import { type BillingEngine, BillingError, createBillingEngine, createTestGateway, ManualClock, type Storage, type TestGateway } from 'billing-engine';
+import {
+  type BillingEngine,
+  BillingError,
+  createBillingEngine,
+  createTestGateway,
+  ManualClock,
+  type Storage,
+  type TestGateway,
+} from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import { afterEach, beforeEach } from 'vitest';
 

@@ -80,6 +80,39 @@ export function couponCases({ api, storage }: SectionContext): void {
       });
     });
 
+    it('gives a redemption back, never below zero, and only for its own site', async () => {
+      const seed = await seedBillingSite(storage(), 'cpn-release');
+      const coupon = await storage().transaction((tx) =>
+        tx.coupons.insert(couponFixture(seed.family, 'BACK', { conversionLimit: 1 })),
+      );
+      assert.equal(
+        (await storage().transaction((tx) => tx.coupons.redeem(seed.site.id, coupon.id, T0)))?.redemptions,
+        1,
+      );
+      assert.equal(
+        await storage().transaction((tx) => tx.coupons.redeem(seed.site.id, coupon.id, T0)),
+        undefined,
+        'limit reached',
+      );
+      assert.equal(
+        await storage().transaction((tx) => tx.coupons.releaseRedemption(seed.site.id + 1000, coupon.id, T0)),
+        undefined,
+      );
+      assert.equal(
+        (await storage().transaction((tx) => tx.coupons.releaseRedemption(seed.site.id, coupon.id, T0)))?.redemptions,
+        0,
+      );
+      assert.equal(
+        (await storage().transaction((tx) => tx.coupons.releaseRedemption(seed.site.id, coupon.id, T0)))?.redemptions,
+        0,
+      );
+      assert.equal(
+        (await storage().transaction((tx) => tx.coupons.redeem(seed.site.id, coupon.id, T0)))?.redemptions,
+        1,
+        'usable again',
+      );
+    });
+
     it('keeps codes unique per site, on insert and on update', async () => {
       const seed = await seedBillingSite(storage(), 'cpn-dup');
       const other = await seedBillingSite(storage(), 'cpn-dup-b');

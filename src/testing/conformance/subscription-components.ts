@@ -80,6 +80,46 @@ function row(
 export function subscriptionComponentCases({ api, storage }: SectionContext): void {
   const { describe, it } = api;
   describe('subscription components', () => {
+    it('ensures a row exactly once: a second ensure returns the stored row unchanged, also under concurrency', async () => {
+      const s = await seed(storage(), 'sc-ensure');
+      const first = await storage().transaction((tx) =>
+        tx.subscriptionComponents.ensure({
+          ...row(s.subscription, s.seats.id, { allocatedQuantity: 0, unitBalance: 0 }),
+          createdAt: T0,
+        }),
+      );
+      await storage().transaction((tx) =>
+        tx.subscriptionComponents.addUsage(s.site.id, s.subscription.id, s.seats.id, 7, T0),
+      );
+      const again = await storage().transaction((tx) =>
+        tx.subscriptionComponents.ensure({
+          ...row(s.subscription, s.seats.id, { allocatedQuantity: 0, unitBalance: 0 }),
+          createdAt: at(T0, 1),
+        }),
+      );
+      assert.equal(again.id, first.id);
+      assert.equal(again.unitBalance, 7, 'ensure never overwrites an existing row');
+      const racers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          storage().transaction((tx) =>
+            tx.subscriptionComponents.ensure({
+              ...row(s.subscription, s.data.id, { allocatedQuantity: 0, unitBalance: 0 }),
+              createdAt: T0,
+            }),
+          ),
+        ),
+      );
+      assert.equal(new Set(racers.map((r) => r.id)).size, 1);
+      assert.equal(
+        (
+          await storage().transaction((tx) =>
+            tx.subscriptionComponents.listForSubscription(s.site.id, s.subscription.id),
+          )
+        ).length,
+        2,
+      );
+    });
+
     it('inserts a row with upsert, finds it, and replaces allocation, version and balance but not id or createdAt', async () => {
       const s = await seed(storage(), 'sc-upsert');
       const first = await storage().transaction((tx) =>
