@@ -63,6 +63,33 @@ export interface CreditCardInput {
   readonly lastName?: string;
 }
 
+/** A vault profile imported at signup (spec §2 payment profile import form). */
+export interface PaymentProfileImport {
+  readonly vaultToken: string;
+  readonly customerVaultToken?: string | null;
+  /** The vault or gateway the token belongs to; default this engine's gateway. */
+  readonly currentVault?: string;
+  readonly cardType?: string;
+  readonly lastFour?: string;
+  readonly expirationMonth: number | string;
+  readonly expirationYear: number | string;
+  readonly firstName?: string;
+  readonly lastName?: string;
+}
+
+/** A payment method ready to store: tokenized now, or imported with its vault token. */
+interface StoredMethod {
+  readonly vaultToken: string;
+  readonly customerVaultToken: string | null;
+  readonly currentVault: string;
+  readonly cardType: string;
+  readonly lastFour: string;
+  readonly expirationMonth: number;
+  readonly expirationYear: number;
+  readonly firstName: string | undefined;
+  readonly lastName: string | undefined;
+}
+
 /** Input of {@link SubscriptionService.create}. */
 export interface CreateSubscriptionInput {
   readonly productHandle?: string;
@@ -71,6 +98,13 @@ export interface CreateSubscriptionInput {
   readonly customerId?: number;
   readonly customer?: CustomerInput;
   readonly creditCard?: CreditCardInput;
+  /**
+   * An existing vault profile to import instead of a card (`payment_profile_attributes`): the
+   * card was tokenized elsewhere, so nothing is sent to the gateway to store it.
+   */
+  readonly paymentProfile?: PaymentProfileImport;
+  /** The referral code of the subscription that referred this signup. */
+  readonly ref?: string;
   /** In the future: no charge now (imports, custom trials). In the past: billed from then, now. */
   readonly nextBillingAt?: Date | string;
   /**
@@ -116,6 +150,8 @@ interface SignupPlan {
   /** From creation, ignoring any trial (reference §9.4). */
   readonly expiresAt: Date | null;
   readonly snapDay: SnapDay | undefined;
+  /** The subscription whose referral code this signup used. */
+  readonly referredBy: number | undefined;
   readonly coupons: readonly CouponRecord[];
   readonly componentRows: readonly PlannedComponent[];
   /** The discount line of each coupon applied now (negative adjustments). */
@@ -140,12 +176,32 @@ export class SubscriptionService {
    */
   async create(subdomain: string, input: CreateSubscriptionInput): Promise<SubscriptionView> {
     const card = input.creditCard === undefined ? undefined : parseCard(input.creditCard);
-    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, input, card !== undefined));
-    const tokenized = card === undefined ? undefined : await this.#deps.gateway.tokenize(card);
-    if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
-    const vault = tokenized?.ok
-      ? { vaultToken: tokenized.vaultToken, customerVaultToken: tokenized.customerVaultToken }
-      : undefined;
+    const hasMethod = card !== undefined || input.paymentProfile !== undefined;
+    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, input, hasMethod));
+    const imported =
+      input.paymentProfile === undefined ? undefined : parseImport(input.paymentProfile, this.#deps.gateway.name);
+    if (card && imported)
+      throw invalid(
+        'Provide either credit card attributes or payment profile attributes, not both.',
+        'payment_profile',
+      );
+    let method: StoredMethod | undefined = imported;
+    if (card) {
+      const tokenized = await this.#deps.gateway.tokenize(card);
+      if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
+      method = {
+        vaultToken: tokenized.vaultToken,
+        customerVaultToken: tokenized.customerVaultToken,
+        currentVault: this.#deps.gateway.name,
+        cardType: tokenized.cardType,
+        lastFour: tokenized.lastFour,
+        expirationMonth: card.expirationMonth,
+        expirationYear: card.expirationYear,
+        firstName: card.firstName,
+        lastName: card.lastName,
+      };
+    }
+    const vault = method ? { vaultToken: method.vaultToken, customerVaultToken: method.customerVaultToken } : undefined;
 
     let attempt: import('../ports/storage.js').PaymentAttemptRecord | undefined;
     if (plan.totalInCents > 0) {
@@ -203,26 +259,25 @@ export class SubscriptionService {
     const created = await retryOnConflict(3, () =>
       runCommand(this.#deps, async (ctx) => {
         const customer = plan.customer ?? (await insertCustomer(ctx, plan.site.id, input.customer ?? {}));
-        const profile =
-          tokenized?.ok && card
-            ? await ctx.tx.customers.insertPaymentProfile({
-                siteId: plan.site.id,
-                customerId: customer.id,
-                paymentType: 'credit_card',
-                vaultToken: tokenized.vaultToken,
-                customerVaultToken: tokenized.customerVaultToken,
-                currentVault: this.#deps.gateway.name,
-                cardType: tokenized.cardType,
-                lastFour: tokenized.lastFour,
-                expirationMonth: card.expirationMonth,
-                expirationYear: card.expirationYear,
-                firstName: card.firstName ?? customer.firstName,
-                lastName: card.lastName ?? customer.lastName,
-                billingAddress: customer.address,
-                createdAt: ctx.now,
-                updatedAt: ctx.now,
-              })
-            : null;
+        const profile = method
+          ? await ctx.tx.customers.insertPaymentProfile({
+              siteId: plan.site.id,
+              customerId: customer.id,
+              paymentType: 'credit_card',
+              vaultToken: method.vaultToken,
+              customerVaultToken: method.customerVaultToken,
+              currentVault: method.currentVault,
+              cardType: method.cardType,
+              lastFour: method.lastFour,
+              expirationMonth: method.expirationMonth,
+              expirationYear: method.expirationYear,
+              firstName: method.firstName ?? customer.firstName,
+              lastName: method.lastName ?? customer.lastName,
+              billingAddress: customer.address,
+              createdAt: ctx.now,
+              updatedAt: ctx.now,
+            })
+          : null;
         const subscription = await ctx.tx.subscriptions.insert({
           siteId: plan.site.id,
           customerId: customer.id,
@@ -250,6 +305,7 @@ export class SubscriptionService {
           referralCode: plan.site.settings.referralsEnabled ? await freeReferralCode(ctx.tx, plan.site.id) : null,
           data: {
             ...(plan.snapDay === undefined ? {} : { snapDay: plan.snapDay }),
+            ...(plan.referredBy === undefined ? {} : { referredBy: plan.referredBy }),
             ...(plan.coupons.length === 0
               ? {}
               : {
@@ -608,6 +664,15 @@ export class SubscriptionService {
       const values = Object.entries(input.metafields).map(([name, value]) => ({ name, value }));
       await checkMetadataValues(tx, site.id, 'subscription', values);
     }
+    let referredBy: number | undefined;
+    if (input.ref !== undefined && input.ref !== '') {
+      const referrer =
+        typeof input.ref === 'string'
+          ? await tx.subscriptions.findByReferralCode(site.id, input.ref.trim().toUpperCase())
+          : undefined;
+      if (!referrer) throw invalid(`Ref: '${String(input.ref)}' is not a valid referral code.`, 'ref');
+      referredBy = referrer.id;
+    }
     const stacking = stackingErrors([], coupons);
     if (stacking.length > 0) throw validationError(stacking.map((message) => ({ message, attribute: 'coupon_codes' })));
     const chargedNow = charges.reduce((sum, c) => sum + c.amountInCents, 0);
@@ -643,6 +708,7 @@ export class SubscriptionService {
       trialEndsAt,
       expiresAt,
       snapDay,
+      referredBy,
       coupons,
       componentRows: components.rows,
       discounts,
@@ -961,29 +1027,59 @@ function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): voi
   errors.throwIfAny();
 }
 
+/** Checks an imported vault profile: a token and a valid expiry; card type and last four as given. */
+function parseImport(input: PaymentProfileImport, gateway: string): StoredMethod {
+  const errors = new ValidationCollector();
+  const token = typeof input.vaultToken === 'string' ? input.vaultToken.trim() : '';
+  if (token === '') errors.add('Vault token: cannot be blank.', 'payment_profile.vault_token');
+  const lastFour = input.lastFour ?? '';
+  if (lastFour !== '' && !/^\d{4}$/.test(lastFour))
+    errors.add('Last four: must be 4 digits.', 'payment_profile.last_four');
+  const expiry = errors.capture(() => parseExpiry(input.expirationMonth, input.expirationYear, 'payment_profile'));
+  errors.throwIfAny();
+  return {
+    vaultToken: token,
+    customerVaultToken: input.customerVaultToken ?? null,
+    currentVault: input.currentVault ?? gateway,
+    cardType: input.cardType ?? 'bogus',
+    lastFour,
+    expirationMonth: expiry!.month,
+    expirationYear: expiry!.year,
+    firstName: input.firstName,
+    lastName: input.lastName,
+  };
+}
+
+/** Validates a card expiry given as numbers or strings. */
+function parseExpiry(monthInput: unknown, yearInput: unknown, prefix: string): { month: number; year: number } {
+  const errors = new ValidationCollector();
+  const month = Number(typeof monthInput === 'string' ? monthInput.trim() : monthInput);
+  const year = Number(typeof yearInput === 'string' ? yearInput.trim() : yearInput);
+  const label = prefix === 'credit_card' ? 'Credit card expiration' : 'Expiration';
+  if (monthInput === undefined || monthInput === '')
+    errors.add(`${label} month: cannot be blank.`, `${prefix}.expiration_month`);
+  else if (!Number.isInteger(month) || month < 1 || month > 12)
+    errors.add(`${label} month: must be a number from 1 to 12.`, `${prefix}.expiration_month`);
+  if (yearInput === undefined || yearInput === '')
+    errors.add(`${label} year: cannot be blank.`, `${prefix}.expiration_year`);
+  else if (!Number.isInteger(year) || year < 2000 || year > 2200)
+    errors.add(`${label} year: must be a four-digit year.`, `${prefix}.expiration_year`);
+  errors.throwIfAny();
+  return { month, year };
+}
+
 function parseCard(input: CreditCardInput): CardInput {
   const errors = new ValidationCollector();
   const number = typeof input.fullNumber === 'string' ? input.fullNumber.replace(/[\s-]/g, '') : '';
   if (number === '') errors.add('Credit card number: cannot be blank.', 'credit_card.full_number');
   else if (!/^\d+$/.test(number))
     errors.add('Credit card number: must contain only digits.', 'credit_card.full_number');
-  const month = Number(
-    typeof input.expirationMonth === 'string' ? input.expirationMonth.trim() : input.expirationMonth,
-  );
-  const year = Number(typeof input.expirationYear === 'string' ? input.expirationYear.trim() : input.expirationYear);
-  if (input.expirationMonth === undefined || input.expirationMonth === '')
-    errors.add('Credit card expiration month: cannot be blank.', 'credit_card.expiration_month');
-  else if (!Number.isInteger(month) || month < 1 || month > 12)
-    errors.add('Credit card expiration month: must be a number from 1 to 12.', 'credit_card.expiration_month');
-  if (input.expirationYear === undefined || input.expirationYear === '')
-    errors.add('Credit card expiration year: cannot be blank.', 'credit_card.expiration_year');
-  else if (!Number.isInteger(year) || year < 2000 || year > 2200)
-    errors.add('Credit card expiration year: must be a four-digit year.', 'credit_card.expiration_year');
+  const expiry = errors.capture(() => parseExpiry(input.expirationMonth, input.expirationYear, 'credit_card'));
   errors.throwIfAny();
   return {
     fullNumber: number,
-    expirationMonth: month,
-    expirationYear: year,
+    expirationMonth: expiry!.month,
+    expirationYear: expiry!.year,
     ...(input.cvv === undefined ? {} : { cvv: input.cvv }),
     ...(input.firstName === undefined ? {} : { firstName: input.firstName }),
     ...(input.lastName === undefined ? {} : { lastName: input.lastName }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AddressFields } from '../ports/storage.js';
-import type { CreditCardInput } from '../services/subscription-service.js';
+import type { CreditCardInput, PaymentProfileImport } from '../services/subscription-service.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireCardExpiry, wireCardNumber, wireText } from './wire-scalars.js';
 
@@ -78,3 +78,36 @@ export const paymentProfileFields = z.object(cardShape, { error: 'must be an obj
 
 /** `PUT /payment_profiles/{id}.json`: body `{"payment_profile":{full_number?, expiration_month?, ...}}`. */
 export const paymentProfileRequest = defineWireRequest('payment_profile', paymentProfileFields);
+
+/**
+ * The fields of `payment_profile_attributes` on signup (spec §2 Payment profile, import form): a
+ * card already stored at a vault, identified by its token; nothing is sent to the gateway.
+ */
+export const paymentProfileImportFields = z
+  .object(
+    {
+      vault_token: wireText.nullish(),
+      customer_vault_token: wireText.nullish(),
+      current_vault: wireText.nullish(),
+      expiration_month: wireCardExpiry.nullish(),
+      expiration_year: wireCardExpiry.nullish(),
+      card_type: wireText.nullish(),
+      last_four: wireText.nullish(),
+      first_name: wireText.nullish(),
+      last_name: wireText.nullish(),
+    },
+    { error: 'must be an object.' },
+  )
+  .transform(
+    (p): PaymentProfileImport => ({
+      vaultToken: p.vault_token ?? '',
+      expirationMonth: p.expiration_month ?? '',
+      expirationYear: p.expiration_year ?? '',
+      ...(p.customer_vault_token == null ? {} : { customerVaultToken: p.customer_vault_token }),
+      ...(p.current_vault == null ? {} : { currentVault: p.current_vault }),
+      ...(p.card_type == null ? {} : { cardType: p.card_type }),
+      ...(p.last_four == null ? {} : { lastFour: p.last_four }),
+      ...(p.first_name == null ? {} : { firstName: p.first_name }),
+      ...(p.last_name == null ? {} : { lastName: p.last_name }),
+    }),
+  );

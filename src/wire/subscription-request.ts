@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SignupComponentInput } from '../services/component-billing.js';
 import type { CreateSubscriptionInput } from '../services/subscription-service.js';
-import { creditCardAttributesFields } from './credit-card-request.js';
+import { creditCardAttributesFields, paymentProfileImportFields } from './credit-card-request.js';
 import { customerFields } from './customer-request.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireDecimal, wireId, wireSnapDay, wireText, wireTimestampInput } from './wire-scalars.js';
@@ -10,7 +10,7 @@ import { wireBoolean, wireDecimal, wireId, wireSnapDay, wireText, wireTimestampI
  * Spec fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping a
  * payment profile silently would bill the customer something other than what was asked.
  */
-const UNSUPPORTED_SIGNUP_FIELDS = ['payment_profile_attributes', 'payment_profile_id'] as const;
+const UNSUPPORTED_SIGNUP_FIELDS = ['payment_profile_id'] as const;
 
 // A component field the engine cannot honour (a price point or a custom price would bill another
 // price): refused when given. The check sits on the field, so it is reported beside other problems.
@@ -111,7 +111,8 @@ export const createSubscriptionFields = z
       metafields: z.record(z.string(), wireText, { error: 'must be an object of field names and values.' }).nullish(),
       snap_day: wireSnapDay.nullish(),
       components: z.array(signupComponentFields, { error: 'must be a list of components.' }).nullish(),
-      payment_profile_attributes: z.unknown().optional(),
+      payment_profile_attributes: paymentProfileImportFields.nullish(),
+      ref: wireText.nullish(),
       payment_profile_id: z.unknown().optional(),
     },
     { error: 'must be an object.' },
@@ -137,6 +138,8 @@ export const createSubscriptionFields = z
       ...(s.customer_id == null ? {} : { customerId: s.customer_id }),
       ...(s.customer_attributes == null ? {} : { customer: s.customer_attributes }),
       ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
+      ...(s.payment_profile_attributes == null ? {} : { paymentProfile: s.payment_profile_attributes }),
+      ...(s.ref == null || s.ref === '' ? {} : { ref: s.ref }),
       ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),

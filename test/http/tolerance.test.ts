@@ -142,7 +142,7 @@ describe('HTTP tolerance of real clients', () => {
           ...body.subscription,
           coupon_code: null,
           next_billing_at: null,
-          ref: 'friend',
+          ref: null,
           custom_fields: { color: 'blue' },
           customer_attributes: { first_name: 'A', last_name: 'B', email: 'a@b.co', vat_number: 'X1', cc_emails: null },
         },

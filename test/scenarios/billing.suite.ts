@@ -582,6 +582,85 @@ export function billingScenarios(harness: StorageHarness): void {
       expect((await f.engine.runDue()).processed).toBe(0);
     });
 
+    it('imports a vault profile instead of a card, and bills it without tokenizing anything', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        paymentProfile: {
+          vaultToken: 'cus_vault_123',
+          currentVault: 'stripe',
+          cardType: 'visa',
+          lastFour: '4242',
+          expirationMonth: '08',
+          expirationYear: 2031,
+        },
+      });
+      expect(sub.paymentProfile).toMatchObject({
+        vaultToken: 'cus_vault_123',
+        currentVault: 'stripe',
+        cardType: 'visa',
+        lastFour: '4242',
+        expirationMonth: 8,
+        expirationYear: 2031,
+      });
+      expect(sub.balanceInCents).toBe(0);
+      f.clock.set('2028-03-01T00:00:00Z');
+      expect((await f.engine.runDue()).renewed).toBe(1);
+      const both = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'c@b.co' },
+          creditCard: VISA,
+          paymentProfile: { vaultToken: 'x', expirationMonth: 1, expirationYear: 2030 },
+        }),
+      );
+      expect(both.message).toBe('Provide either credit card attributes or payment profile attributes, not both.');
+      const bad = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'A', lastName: 'B', email: 'd@b.co' },
+          paymentProfile: { vaultToken: ' ', lastFour: '42', expirationMonth: 13, expirationYear: 2030 },
+        }),
+      );
+      expect(bad.messages).toEqual([
+        'Vault token: cannot be blank.',
+        'Last four: must be 4 digits.',
+        'Expiration month: must be a number from 1 to 12.',
+      ]);
+    });
+
+    it('records the referrer of a signup that used a referral code, and refuses unknown codes before charging', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      await f.engine.sites.update('acme', { settings: { referralsEnabled: true } });
+      const referrer = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+      });
+      const code = referrer.subscription.referralCode!;
+      const referred = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' },
+        creditCard: VISA,
+        ref: code.toLowerCase(),
+      });
+      expect(referred.subscription.data.referredBy).toBe(referrer.subscription.id);
+      const calls = f.gateway.chargeCalls;
+      const unknown = await rejection(
+        acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'E', lastName: 'F', email: 'e@f.co' },
+          creditCard: VISA,
+          ref: 'NOPE2345',
+        }),
+      );
+      expect(unknown.message).toBe("Ref: 'NOPE2345' is not a valid referral code.");
+      expect(f.gateway.chargeCalls).toBe(calls);
+    });
+
     it('imports a subscription with a future billing date without charging now', async () => {
       const f = fixture();
       const { acme } = await setup(f);

@@ -192,6 +192,7 @@ describe('request schemas', () => {
     ).toEqual({
       productHandle: 'pro',
       nextBillingAt: '2026-12-11T11:30:39Z',
+      ref: 'abc',
       customer: { firstName: 'A', lastName: 'B', email: 'a@b.co', reference: 'r' },
       creditCard: {
         fullNumber: '4111111111111111',
@@ -216,6 +217,38 @@ describe('request schemas', () => {
     });
   });
 
+  it('subscription create: payment_profile_attributes (the vault import form) map to the engine input', () => {
+    expect(
+      parseWireRequest(createSubscriptionRequest, {
+        subscription: {
+          product_handle: 'pro',
+          customer_id: 7,
+          payment_profile_attributes: {
+            vault_token: 'tok_1',
+            customer_vault_token: 'cus_1',
+            current_vault: 'braintree_blue',
+            expiration_year: '2031',
+            expiration_month: 8,
+            card_type: 'visa',
+            last_four: '1111',
+          },
+        },
+      }),
+    ).toEqual({
+      productHandle: 'pro',
+      customerId: 7,
+      paymentProfile: {
+        vaultToken: 'tok_1',
+        customerVaultToken: 'cus_1',
+        currentVault: 'braintree_blue',
+        expirationMonth: 8,
+        expirationYear: '2031',
+        cardType: 'visa',
+        lastFour: '1111',
+      },
+    });
+  });
+
   it('subscription create: spec fields the engine cannot honour are refused', () => {
     const error = rejection(() =>
       parseWireRequest(createSubscriptionRequest, {
@@ -228,7 +261,6 @@ describe('request schemas', () => {
       }),
     );
     expect(error.messages).toEqual([
-      'Payment profile attributes: is not supported by this server yet.',
       "Payment collection method: must be 'automatic'; other collection methods are not supported by this server yet.",
     ]);
   });
