@@ -125,7 +125,8 @@ export type DueWorkKind =
   | 'auto_resume'
   | 'notice'
   | 'webhook_delivery'
-  | 'reconcile_payment';
+  | 'reconcile_payment'
+  | 'expiring_card_scan';
 
 /** A row of due work: something that must happen at or after `dueAt`. */
 export interface DueWorkRecord {

@@ -1,4 +1,5 @@
-import type { DueWorkKind, SubscriptionRecord } from '../ports/storage.js';
+import { daysInMonth, fromWallClock, toWallClock } from '../domain/time/index.js';
+import type { DueWorkKind, SiteRecord, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 
 /**
@@ -55,4 +56,34 @@ export async function scheduleRenewalAt(
       payload: { periodIndex: next, renewalAt: dueAt.toISOString(), trial: subscription.state === 'trialing' },
     });
   }
+}
+
+/**
+ * The next expiring-card scan strictly after `after`: 09:00 site time on the 1st, the 15th, or
+ * seven days before the month's end (reference §3.4 `expiring_card`).
+ */
+export function nextExpiringCardScan(after: Date, zone: string): Date {
+  const wall = toWallClock(after, zone);
+  for (let step = 0; step < 3; step++) {
+    const year = wall.year + Math.floor((wall.month - 1 + step) / 12);
+    const month = ((wall.month - 1 + step) % 12) + 1;
+    const days = [1, 15, daysInMonth(year, month) - 7];
+    for (const day of days) {
+      const at = fromWallClock({ year, month, day, hour: 9, minute: 0, second: 0, millisecond: 0 }, zone);
+      if (at.getTime() > after.getTime()) return at;
+    }
+  }
+  throw new Error('unreachable: a scan day exists within three months');
+}
+
+/** Schedules the site's next expiring-card scan after `after` (once per instant). */
+export async function scheduleExpiringCardScan(tx: StorageTransaction, site: SiteRecord, after: Date): Promise<void> {
+  const dueAt = nextExpiringCardScan(after, site.timeZone);
+  await tx.dueWork.schedule({
+    siteId: site.id,
+    kind: 'expiring_card_scan',
+    subjectId: site.id,
+    dueAt,
+    uniqueKey: `expiring_card_scan:${dueAt.getTime()}`,
+  });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nextPeriod } from '../domain/subscription/periods.js';
-import { transition } from '../domain/subscription/state-machine.js';
+import { LIVE_STATES, transition } from '../domain/subscription/state-machine.js';
+import { toWallClock } from '../domain/time/index.js';
 import { BillingError } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
@@ -17,11 +18,12 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { renewalComponentLines } from './component-billing.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { chargeAttempt, pendingAttempt } from './payment-runner.js';
-import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
+import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
 import {
   couponDiscounts,
   couponUsesAfter,
   line,
+  maskedProfile,
   recordPayment,
   type SubscriptionDeps,
 } from './subscription-service.js';
@@ -60,6 +62,8 @@ export interface RunDueSummary {
   readonly processed: number;
   /** Renewal and trial-end notices recorded. */
   readonly notices: number;
+  /** Expiring-card scans run (each records `expiring_card` for the cards expiring next month). */
+  readonly scans: number;
   readonly renewed: number;
   readonly declined: number;
   readonly failed: number;
@@ -74,7 +78,7 @@ export interface RenewalServiceOptions {
   ) => Promise<'succeeded' | 'failed' | 'unknown' | 'settled'>;
 }
 
-type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice';
+type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice' | 'scan';
 
 /** States whose subscriptions renew at the end of their period. */
 const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'];
@@ -83,7 +87,14 @@ const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due'
 const DUNNING: readonly SubscriptionState[] = ['past_due', 'soft_failure'];
 
 /** The kinds of due work this service runs. */
-const HANDLED_KINDS: DueWorkKind[] = ['renewal', 'auto_resume', 'dunning_retry', 'notice', 'reconcile_payment'];
+const HANDLED_KINDS: DueWorkKind[] = [
+  'renewal',
+  'auto_resume',
+  'dunning_retry',
+  'notice',
+  'reconcile_payment',
+  'expiring_card_scan',
+];
 
 const LEASE_MS = 5 * 60_000;
 
@@ -117,7 +128,7 @@ export class RenewalService {
   async runDue(options: RunDueOptions = {}): Promise<RunDueSummary> {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
-    const summary = { processed: 0, notices: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
+    const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
     for (;;) {
       const left = options.limit === undefined ? batchSize : Math.min(batchSize, options.limit - summary.processed);
       if (left <= 0) break;
@@ -143,6 +154,7 @@ export class RenewalService {
           else if (outcome === 'declined') summary.declined += 1;
           else if (outcome === 'failed') summary.failed += 1;
           else if (outcome === 'notice') summary.notices += 1;
+          else if (outcome === 'scan') summary.scans += 1;
         } catch (error) {
           summary.errors += 1;
           // The item stays claimed; its lease lapses and a later run retries it.
@@ -170,6 +182,8 @@ export class RenewalService {
         return this.#notice(item);
       case 'reconcile_payment':
         return this.#reconcilePayment(item);
+      case 'expiring_card_scan':
+        return this.#expiringCards(item);
       default:
         return this.#at<Outcome>(item, async (ctx) => {
           await this.#complete(ctx, item);
@@ -208,6 +222,43 @@ export class RenewalService {
       }
     });
     return outcome === 'unknown' ? 'pending' : outcome === 'failed' ? 'failed' : 'skipped';
+  }
+
+  /**
+   * Records `expiring_card` for every live subscription whose card expires next month (in the
+   * site's zone), then schedules the site's next scan. Reads the site's subscriptions page by page.
+   */
+  #expiringCards(item: DueWorkRecord): Promise<Outcome> {
+    return this.#at<Outcome>(item, async (ctx) => {
+      const site = await ctx.tx.sites.findById(item.siteId);
+      if (site) {
+        const wall = toWallClock(ctx.now, site.timeZone);
+        const year = wall.month === 12 ? wall.year + 1 : wall.year;
+        const month = wall.month === 12 ? 1 : wall.month + 1;
+        for (let page = 1; ; page++) {
+          const rows = await ctx.tx.subscriptions.list(site.id, { states: LIVE_STATES }, { page, perPage: 200 });
+          for (const subscription of rows) {
+            if (subscription.paymentProfileId === null) continue;
+            const profile = await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
+            if (profile?.expirationYear !== year || profile.expirationMonth !== month) continue;
+            ctx.record({
+              siteId: site.id,
+              key: 'expiring_card',
+              subjectType: 'subscription',
+              subjectId: subscription.id,
+              payload: {
+                subscription: { id: subscription.id, state: subscription.state },
+                payment_profile: maskedProfile(profile),
+              },
+            });
+          }
+          if (rows.length < 200) break;
+        }
+        await scheduleExpiringCardScan(ctx.tx, site, ctx.now);
+      }
+      await this.#complete(ctx, item);
+      return 'scan';
+    });
   }
 
   /** Resumes a subscription on hold at its automatic resume instant; its new period is then due. */

@@ -13,6 +13,7 @@ import type {
 } from '../ports/storage.js';
 import { copyCatalog } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
+import { scheduleExpiringCardScan } from './renewal-schedule.js';
 
 /** Settings a new site starts with. */
 export const DEFAULT_SITE_SETTINGS: SiteSettings = {
@@ -206,6 +207,8 @@ export class SiteService {
       // Clearing removes customer records; on a live site those are real customers' money trail.
       if (site.mode === 'live') throw invalid('Site data can only be cleared on a site in test mode.', 'mode');
       await ctx.tx.siteData.clear(site.id, scope);
+      // Clearing removes all of the site's due work; the periodic card scan starts again.
+      await scheduleExpiringCardScan(ctx.tx, site, ctx.now);
     });
   }
 
@@ -344,6 +347,7 @@ async function insertSite(ctx: CommandContext, fields: NewSiteFields): Promise<C
   }
   const apiKey = await issueApiKey(ctx.tx, site.id, 'default', ctx.now);
   const direct = await issueDirect(ctx.tx, site.id, ctx.now);
+  await scheduleExpiringCardScan(ctx.tx, site, ctx.now);
   return { site, apiKey: apiKey.key, sharedKey, direct };
 }
 

@@ -50,7 +50,16 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(sub.subscription.signupPaymentId).not.toBeNull();
       f.clock.set('2029-01-31T16:00:00Z');
       const summary = await f.engine.runDue();
-      expect(summary).toEqual({ processed: 24, notices: 12, renewed: 12, declined: 0, failed: 0, errors: 0 });
+      // 12 renewals, their 12 notices, and 36 expiring-card scans (the 1st, 15th and month end - 7).
+      expect(summary).toEqual({
+        processed: 60,
+        notices: 12,
+        scans: 36,
+        renewed: 12,
+        declined: 0,
+        failed: 0,
+        errors: 0,
+      });
       const expectedDays = [
         '2028-01-31',
         '2028-02-29',
@@ -86,6 +95,7 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(await f.engine.runDue()).toEqual({
         processed: 0,
         notices: 0,
+        scans: 0,
         renewed: 0,
         declined: 0,
         failed: 0,
@@ -330,7 +340,8 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(events).not.toContain('renewal_success');
       expect(f.gateway.chargeCalls).toBe(5);
       f.clock.set('2028-06-01T00:00:00Z');
-      expect((await f.engine.runDue()).processed).toBe(0);
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 0, declined: 0, failed: 0, errors: 0 });
+      expect(f.gateway.chargeCalls).toBe(5);
     });
 
     it('returns to active when a retry pays, without a renewal_success', async () => {
@@ -659,6 +670,41 @@ export function billingScenarios(harness: StorageHarness): void {
       );
       expect(unknown.message).toBe("Ref: 'NOPE2345' is not a valid referral code.");
       expect(f.gateway.chargeCalls).toBe(calls);
+    });
+
+    it('records expiring_card on the scan days for cards that expire next month only', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const expiring = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: { ...VISA, expirationMonth: 3, expirationYear: 2028 },
+      });
+      await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'C', lastName: 'D', email: 'c@d.co' },
+        creditCard: VISA,
+      });
+      const canceled = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: { firstName: 'E', lastName: 'F', email: 'e@f.co' },
+        creditCard: { ...VISA, expirationMonth: 3, expirationYear: 2028 },
+      });
+      await acme.subscriptions.cancel(canceled.subscription.id);
+      const seen: string[] = [];
+      f.engine.on('expiring_card', (e) => seen.push(`${e.subjectId}@${e.occurredAt.toISOString()}`));
+      f.clock.set('2028-02-26T00:00:00Z');
+      const summary = await f.engine.runDue();
+      // Scans at 09:00 New York on Feb 1, Feb 15 and Feb 22 (29 - 7): the card expires in March.
+      expect(summary.scans).toBe(3);
+      expect(seen).toEqual([
+        `${expiring.subscription.id}@2028-02-01T14:00:00.000Z`,
+        `${expiring.subscription.id}@2028-02-15T14:00:00.000Z`,
+        `${expiring.subscription.id}@2028-02-22T14:00:00.000Z`,
+      ]);
+      f.clock.set('2028-03-02T00:00:00Z');
+      await f.engine.runDue();
+      expect(seen).toHaveLength(3);
     });
 
     it('imports a subscription with a future billing date without charging now', async () => {

@@ -59,7 +59,7 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       expect(canceled.subscription.canceledAt?.toISOString()).toBe('2028-02-03T15:00:00.000Z');
       expect(stateChanges(events)).toEqual(['active->cancelled']);
       f.clock.set('2028-06-01T00:00:00Z');
-      expect((await f.engine.runDue()).processed).toBe(0);
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 0, declined: 0, failed: 0, errors: 0 });
       const again = await rejection(acme.subscriptions.cancel(subscription.id));
       expect(again.code).toBe('invalid_transition');
       expect(again.message).toBe('The subscription is already canceled');
@@ -176,7 +176,7 @@ export function lifecycleScenarios(harness: StorageHarness): void {
       const held = await acme.subscriptions.hold(subscription.id);
       expect(held.subscription).toMatchObject({ state: 'on_hold', nextAssessmentAt: null });
       f.clock.set('2028-04-01T00:00:00Z');
-      expect((await f.engine.runDue()).processed).toBe(0);
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 0, declined: 0, failed: 0, errors: 0 });
       const resumed = await acme.subscriptions.resume(subscription.id);
       expect(resumed.subscription.state).toBe('active');
       expect(resumed.balanceInCents).toBe(0);
