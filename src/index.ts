@@ -67,6 +67,7 @@ export type {
   UsageInput,
   UsageResult,
 } from './services/allocation-service.js';
+export { type BillingManifest, type ManifestLineItem, nextBillingManifest } from './services/billing-manifest.js';
 export type {
   CatalogCopySummary,
   FamilyInput,

@@ -222,7 +222,10 @@ export async function renewalComponentLines(
   ctx: CommandContext,
   subscription: SubscriptionRecord,
   newPeriod: { readonly index: number; readonly start: Date; readonly end: Date },
+  options: { readonly resetMetered?: boolean } = {},
 ): Promise<ComponentChargeLine[]> {
+  // An estimate (the next billing manifest) prices the usage without taking it off.
+  const resetMetered = options.resetMetered ?? true;
   const site = await ctx.tx.sites.findById(subscription.siteId);
   if (!site) throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing site.`);
   const lines: ComponentChargeLine[] = [];
@@ -239,14 +242,16 @@ export async function renewalComponentLines(
           memo: `${component.name}: ${row.unitBalance} ${component.unitName} (usage to ${newPeriod.start.toISOString().slice(0, 10)})`,
         });
       }
-      const reset = await ctx.tx.subscriptionComponents.addUsage(
-        site.id,
-        subscription.id,
-        component.id,
-        -row.unitBalance,
-        ctx.now,
-      );
-      if (!reset) throw new BillingError('storage', `Subscription component ${row.id} vanished during a renewal.`);
+      if (resetMetered) {
+        const reset = await ctx.tx.subscriptionComponents.addUsage(
+          site.id,
+          subscription.id,
+          component.id,
+          -row.unitBalance,
+          ctx.now,
+        );
+        if (!reset) throw new BillingError('storage', `Subscription component ${row.id} vanished during a renewal.`);
+      }
       continue;
     }
     if (row.allocatedQuantity <= 0) continue;

@@ -23,7 +23,8 @@ import { creditCardJson } from '../wire/serialize-credit-card.js';
 import { customerJson } from '../wire/serialize-customer.js';
 import { productJson } from '../wire/serialize-product.js';
 import { subscriptionJson } from '../wire/serialize-subscription.js';
-import type { WireContext } from '../wire/wire-context.js';
+import { type WireContext, wireTimestamp } from '../wire/wire-context.js';
+import { type BillingManifest, nextBillingManifest } from './billing-manifest.js';
 import type { SignupComponentInput } from './component-billing.js';
 import type { CustomerInput } from './customer-service.js';
 import { SiteService, unauthorized } from './site-service.js';
@@ -405,15 +406,20 @@ export class DirectPostService {
   }
 
   async #signupBody(site: SiteRecord, view: SubscriptionView): Promise<Record<string, unknown>> {
-    const family = await this.#deps.storage.transaction((tx) => familyOf(tx, site.id, view));
+    const [family, manifest] = await this.#deps.storage.transaction(
+      async (tx) =>
+        [
+          await familyOf(tx, site.id, view),
+          await nextBillingManifest(tx, site, view.subscription, this.#deps.clock.now()),
+        ] as const,
+    );
     const context = wireContextOf(site);
-    // next_billing_manifest (reference §1.6) is left out: it needs the renewal's coupon and
-    // component lines, which no read model computes yet, and a baseline-only guess would misstate it.
     return {
       product: productJson(view.product, context, family),
       customer: customerJson(view.customer, context),
       payment_profile: view.paymentProfile === null ? null : creditCardJson(view.paymentProfile),
       subscription: subscriptionJson(view, context, family),
+      next_billing_manifest: manifestJson(manifest, context),
     };
   }
 
@@ -424,6 +430,28 @@ export class DirectPostService {
       subscription: subscriptionJson(view, wireContextOf(site), family),
     };
   }
+}
+
+/** A billing manifest in the service's JSON (reference §1.6). */
+function manifestJson(manifest: BillingManifest, context: WireContext): Record<string, unknown> {
+  return {
+    period_type: manifest.periodType,
+    start_date: wireTimestamp(manifest.startDate, context),
+    end_date: wireTimestamp(manifest.endDate, context),
+    subtotal_in_cents: manifest.subtotalInCents,
+    total_tax_in_cents: manifest.totalTaxInCents,
+    total_discount_in_cents: manifest.totalDiscountInCents,
+    total_in_cents: manifest.totalInCents,
+    line_items: manifest.lineItems.map((item) => ({
+      transaction_type: item.transactionType,
+      kind: item.kind,
+      amount_in_cents: item.amountInCents,
+      memo: item.memo,
+      discount_amount_in_cents: item.discountAmountInCents,
+      taxable_amount_in_cents: item.taxableAmountInCents,
+      ...(item.componentId === null ? {} : { component_id: item.componentId }),
+    })),
+  };
 }
 
 /**

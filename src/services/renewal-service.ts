@@ -11,6 +11,7 @@ import type {
   PaymentAttemptRecord,
   ProductTerms,
   SiteRecord,
+  StorageTransaction,
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
@@ -27,6 +28,28 @@ import {
   recordPayment,
   type SubscriptionDeps,
 } from './subscription-service.js';
+
+/**
+ * The coupons that discount a subscription's next renewal: recurring ones within their
+ * `durationPeriodCount` (signup counts as the first period when it was discounted), and any coupon
+ * a free trial deferred to the first amount due. Archived coupons keep applying (reference §6).
+ */
+export async function renewalCoupons(
+  tx: StorageTransaction,
+  subscription: SubscriptionRecord,
+): Promise<CouponRecord[]> {
+  if (subscription.couponCodes.length === 0) return [];
+  const uses = (subscription.data.couponUses ?? {}) as Record<string, number>;
+  const deferred = (subscription.data.couponDeferred ?? []) as string[];
+  const out: CouponRecord[] = [];
+  for (const code of subscription.couponCodes) {
+    const coupon = await tx.coupons.findByCode(subscription.siteId, code);
+    if (!coupon) continue;
+    const withinDuration = coupon.durationPeriodCount === null || (uses[code] ?? 0) < coupon.durationPeriodCount;
+    if (deferred.includes(code) || (coupon.recurring && withinDuration)) out.push(coupon);
+  }
+  return out;
+}
 
 /** The subscription's data after a renewal applied these coupons: uses counted, deferrals spent. */
 function couponDataAfter(
@@ -372,7 +395,7 @@ export class RenewalService {
       for (const c of await renewalComponentLines(ctx, subscription, period)) {
         assessed.push({ kind: c.kind, amountInCents: c.amountInCents, memo: c.memo, componentId: c.componentId });
       }
-      const coupons = await this.#renewalCoupons(ctx, subscription);
+      const coupons = await renewalCoupons(ctx.tx, subscription);
       const discounts = couponDiscounts(assessed, coupons);
       const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
         periodIndex: period.index,
@@ -652,25 +675,6 @@ export class RenewalService {
       },
     });
     return moved;
-  }
-
-  /**
-   * The coupons that discount this renewal: recurring ones within their `durationPeriodCount`
-   * (signup counts as the first period when it was discounted), and any coupon a free trial
-   * deferred to the first amount due. Archived coupons keep applying (reference §6).
-   */
-  async #renewalCoupons(ctx: CommandContext, subscription: SubscriptionRecord): Promise<CouponRecord[]> {
-    if (subscription.couponCodes.length === 0) return [];
-    const uses = (subscription.data.couponUses ?? {}) as Record<string, number>;
-    const deferred = (subscription.data.couponDeferred ?? []) as string[];
-    const out: CouponRecord[] = [];
-    for (const code of subscription.couponCodes) {
-      const coupon = await ctx.tx.coupons.findByCode(subscription.siteId, code);
-      if (!coupon) continue;
-      const withinDuration = coupon.durationPeriodCount === null || (uses[code] ?? 0) < coupon.durationPeriodCount;
-      if (deferred.includes(code) || (coupon.recurring && withinDuration)) out.push(coupon);
-    }
-    return out;
   }
 
   async #terms(ctx: CommandContext, subscription: SubscriptionRecord): Promise<ProductTerms> {

@@ -171,6 +171,24 @@ export function directPostSuite(harness: StorageHarness): void {
         const response = stored!.response as { signup: { subscription: { id: number }; customer: { email: string } } };
         expect(response.signup.subscription.id).toBe(view!.subscription.id);
         expect(response.signup.customer.email).toBe('ada@example.com');
+        // The next renewal as it will be assessed: the pinned price for the next period, no discount.
+        const manifest = (stored!.response as { signup: { next_billing_manifest: Record<string, unknown> } }).signup
+          .next_billing_manifest;
+        expect(manifest).toMatchObject({
+          period_type: 'recurring',
+          subtotal_in_cents: view!.product.version.terms.priceInCents,
+          total_discount_in_cents: 0,
+          total_in_cents: view!.product.version.terms.priceInCents,
+          line_items: [
+            {
+              transaction_type: 'charge',
+              kind: 'baseline',
+              amount_in_cents: view!.product.version.terms.priceInCents,
+              discount_amount_in_cents: 0,
+            },
+          ],
+        });
+        expect(new Date(String(manifest.start_date)).getTime()).toBe(view!.subscription.currentPeriodEndsAt.getTime());
         expect(stored!.response).toMatchObject({
           result: { status_code: '200', result_code: '2000', errors: [] },
           meta: { status_code: '200', result_code: '2000', errors: [] },
