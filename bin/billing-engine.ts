@@ -14,6 +14,7 @@ import { BillingError, createBillingEngine } from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
+import { simulate } from './simulate.js';
 import { DEFAULT_DATABASE, openStorage } from './storage-from-url.js';
 
 const program = new Command()
@@ -26,6 +27,12 @@ const dbOption = [
   'SQLite file path or postgres:// URL (default: $DATABASE_URL or ./data/billing.sqlite)',
 ] as const;
 const database = (db: string | undefined) => db ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE;
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1.');
+  return n;
+}
 
 function port(value: string): number {
   const n = Number(value);
@@ -144,6 +151,131 @@ program
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+
+program
+  .command('run-due')
+  .description('Process due work (renewals, retries, notices) up to now or --until, then exit.')
+  .option(...dbOption)
+  .option('--until <instant>', 'process work due up to this ISO instant (default: now)')
+  .option('--workers <n>', 'concurrent workers (each claims its own batches)', positiveInt, 1)
+  .action(async (options: { db?: string; until?: string; workers: number }) => {
+    const { storage } = openStorage(database(options.db));
+    const engine = createBillingEngine({ storage });
+    try {
+      await engine.migrate();
+      const until = options.until === undefined ? undefined : new Date(options.until);
+      if (until !== undefined && Number.isNaN(until.getTime()))
+        throw new InvalidArgumentError('--until must be an ISO 8601 instant.');
+      const started = Date.now();
+      const progress = process.stdout.isTTY ? setInterval(() => process.stdout.write('.'), 1000) : undefined;
+      const runs = await Promise.all(
+        Array.from({ length: options.workers }, () => engine.runDue(until === undefined ? {} : { until })),
+      );
+      if (progress) {
+        clearInterval(progress);
+        process.stdout.write('\n');
+      }
+      const total = runs.reduce(
+        (sum, r) => ({
+          processed: sum.processed + r.processed,
+          renewed: sum.renewed + r.renewed,
+          declined: sum.declined + r.declined,
+          failed: sum.failed + r.failed,
+          errors: sum.errors + r.errors,
+        }),
+        { processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 },
+      );
+      const seconds = (Date.now() - started) / 1000;
+      console.log(
+        `processed ${total.processed}, renewed ${total.renewed}, declined ${total.declined}, failed ${total.failed}, errors ${total.errors} in ${seconds.toFixed(1)} s (${(total.processed / Math.max(seconds, 0.001)).toFixed(0)}/s)`,
+      );
+      if (total.errors > 0) process.exitCode = 2;
+    } finally {
+      await engine.close();
+    }
+  });
+
+program
+  .command('deliver-webhooks')
+  .description('Send the webhooks that are due, then exit.')
+  .option(...dbOption)
+  .action(async (options: { db?: string }) => {
+    const { storage } = openStorage(database(options.db));
+    const engine = createBillingEngine({
+      storage,
+      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
+    });
+    try {
+      await engine.migrate();
+      const done = await engine.deliverWebhooks();
+      console.log(
+        `processed ${done.processed}, delivered ${done.delivered}, retried ${done.retried}, gave up ${done.gaveUp}, errors ${done.errors}`,
+      );
+    } finally {
+      await engine.close();
+    }
+  });
+
+program
+  .command('worker')
+  .description('Run due work and webhook delivery continuously; on SIGTERM or SIGINT, finish in-flight work and exit.')
+  .option(...dbOption)
+  .option('--interval <ms>', 'pause between rounds when idle', positiveInt, 5000)
+  .action(async (options: { db?: string; interval: number }) => {
+    const { storage, describe } = openStorage(database(options.db));
+    const engine = createBillingEngine({
+      storage,
+      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
+    });
+    await engine.migrate();
+    let stopping = false;
+    let wake: (() => void) | undefined;
+    const stop = () => {
+      stopping = true;
+      wake?.();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    console.log(`worker on ${describe}`);
+    while (!stopping) {
+      const due = await engine.runDue();
+      const sent = await engine.deliverWebhooks();
+      if (due.processed + sent.processed > 0) {
+        console.log(
+          `renewed ${due.renewed}, declined ${due.declined}, errors ${due.errors}; webhooks delivered ${sent.delivered}, retried ${sent.retried}`,
+        );
+        continue;
+      }
+      // A referenced timer: it is what keeps an idle worker alive until the next round or a signal.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.interval);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    await engine.close();
+    console.log('worker stopped cleanly');
+  });
+
+program
+  .command('simulate')
+  .description('Bill a generated book of subscriptions for some months on a manual clock and print a summary.')
+  .option('--db <url>', 'SQLite file path or postgres:// URL (default: a throw-away in-memory SQLite)')
+  .option('--subscriptions <n>', 'how many subscriptions', positiveInt, 200)
+  .option('--months <n>', 'how many months to bill', positiveInt, 12)
+  .action(async (options: { db?: string; subscriptions: number; months: number }) => {
+    const { storage } = openStorage(options.db ?? ':memory:');
+    try {
+      const summary = await simulate(storage, options);
+      console.log(
+        `${summary.subscriptions} subscriptions over ${summary.months} months: ${summary.renewals} renewals, ${summary.declines} declines, revenue ${(summary.revenueInCents / 100).toFixed(2)} USD, ${summary.churned} churned, ${summary.active} active (${summary.seconds.toFixed(1)} s)`,
+      );
+    } finally {
+      await storage.close();
+    }
   });
 
 program.parseAsync().catch((error: unknown) => {

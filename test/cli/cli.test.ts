@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,4 +79,47 @@ describe('admin CLI', () => {
       await engine.close();
     }
   }, 90_000);
+
+  it('runs due work once with a summary line, and simulates a book of subscriptions', () => {
+    const due = cli('run-due', '--db', db);
+    expect(due.code).toBe(0);
+    expect(due.out).toMatch(/^processed \d+, renewed 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)\n$/);
+    const sim = cli('simulate', '--subscriptions', '20', '--months', '2');
+    expect(sim.code).toBe(0);
+    // 20 customers; every tenth card declines after signup, so dunning churns 2 of them.
+    expect(sim.out).toMatch(
+      /^20 subscriptions over 2 months: \d+ renewals, \d+ declines, revenue [\d.]+ USD, 2 churned, 18 active/,
+    );
+    expect(cli('run-due', '--db', db, '--until', 'not-a-date').code).not.toBe(0);
+  }, 120_000);
+
+  it('runs the worker until SIGTERM and then stops cleanly', async () => {
+    // `node --import tsx` rather than the tsx CLI, so that SIGTERM reaches the worker itself.
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'bin/billing-engine.ts'), 'worker', '--db', db, '--interval', '200'],
+      {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: '' },
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const started = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 60_000);
+      child.stdout.on('data', () => {
+        if (out.includes('worker on')) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+    });
+    expect(started).toBe(true);
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain('worker stopped cleanly');
+  }, 120_000);
 });
