@@ -39,3 +39,13 @@ function foldAsciiCase(text: string): string {
 export function isHexOfLength(value: unknown, length: number): value is string {
   return typeof value === 'string' && value.length === length && /^[0-9a-fA-F]*$/.test(value);
 }
+
+/**
+ * True when `hex` (already checked to be exactly the digest's length in hex digits, either case)
+ * spells the same bytes as `digest`. Compares the raw bytes in constant time: no hex encoding of
+ * the digest, no second hash — verifying a signature costs little more than computing the HMAC.
+ */
+export function hexDigestEquals(digest: Buffer, hex: string): boolean {
+  const presented = Buffer.from(hex, 'hex');
+  return presented.length === digest.length && timingSafeEqual(presented, digest);
+}

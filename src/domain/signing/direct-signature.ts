@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { constantTimeHexEqual, isHexOfLength } from './constant-time-equal.js';
+import { hexDigestEquals, isHexOfLength } from './constant-time-equal.js';
 
 /**
  * The signed parts of a direct-post request (`secure[...]` fields). Optional parts that were not
@@ -59,7 +59,8 @@ export function verifyDirectRequestSignature(
   signature: unknown,
 ): boolean {
   if (!isHexOfLength(signature, SHA1_HEX_LENGTH)) return false;
-  return constantTimeHexEqual(directRequestSignature(params, apiSecret), signature);
+  const message = params.apiId + part(params.timestamp) + part(params.nonce) + part(params.data);
+  return hexDigestEquals(createHmac('sha1', apiSecret).update(message, 'utf8').digest(), signature);
 }
 
 /**
@@ -88,5 +89,12 @@ export function verifyDirectResponseSignature(
   signature: unknown,
 ): boolean {
   if (!isHexOfLength(signature, SHA1_HEX_LENGTH)) return false;
-  return constantTimeHexEqual(directResponseSignature(params, apiSecret), signature);
+  const message =
+    params.apiId +
+    part(params.timestamp) +
+    params.nonce +
+    part(params.statusCode) +
+    part(params.resultCode) +
+    params.callId;
+  return hexDigestEquals(createHmac('sha1', apiSecret).update(message, 'utf8').digest(), signature);
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { constantTimeHexEqual, isHexOfLength } from './constant-time-equal.js';
+import { hexDigestEquals, isHexOfLength } from './constant-time-equal.js';
 
 /**
  * A webhook signature algorithm: the current HMAC-SHA256 (`X-Service-Webhook-Signature-Hmac-Sha-256`)
@@ -38,7 +38,7 @@ export function verifyWebhookSignature(
   const expected =
     algorithm === 'md5' ? webhookSignatureMd5(body, sharedKey) : webhookSignatureHmacSha256(body, sharedKey);
   if (!isHexOfLength(signatureHex, expected.length)) return false;
-  return constantTimeHexEqual(expected, signatureHex);
+  return hexDigestEquals(Buffer.from(expected, 'hex'), signatureHex);
 }
 
 /**
