@@ -12,7 +12,12 @@ import type { DueWorkTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Statuses of rows that are still to be done; the claim and subject indexes are partial on them. */
-const OPEN_STATUSES = ['pending', 'claimed'] as const;
+/**
+ * Open rows, written as the literal predicate of the partial indexes `due_work_claim_idx` and
+ * `due_work_subject_idx`: SQLite uses a partial index only when the query repeats its predicate,
+ * and a parameterised `status in (?, ?)` does not count, so the claim would scan every row.
+ */
+const OPEN = sql<boolean>`status in ('pending', 'claimed')`;
 
 /** Builds the due-work repository of one transaction. */
 export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext): DueWorkRepository {
@@ -62,7 +67,7 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
         .selectAll()
         .where('site_id', '=', siteId)
         .where('subject_id', '=', subjectId)
-        .where('status', 'in', OPEN_STATUSES)
+        .where(OPEN)
         .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds as readonly DueWorkKind[]))
         .orderBy('due_at')
         .orderBy('id')
@@ -80,7 +85,7 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
               .selectFrom('due_work')
               .select(['site_id', 'id'])
               // Redundant with the OR below, but it lets SQLite use the partial claim index.
-              .where('status', 'in', OPEN_STATUSES)
+              .where(OPEN)
               .where((eb) =>
                 eb.or([
                   eb('status', '=', 'pending'),
@@ -148,7 +153,7 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
         .set({ status: 'canceled', updated_at: encode.instant(now) })
         .where('site_id', '=', siteId)
         .where('subject_id', '=', subjectId)
-        .where('status', 'in', OPEN_STATUSES)
+        .where(OPEN)
         .$if(kinds !== undefined, (qb) => qb.where('kind', 'in', kinds as readonly DueWorkKind[]))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
@@ -159,7 +164,7 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
         .selectFrom('due_work')
         .select((eb) => eb.fn.min('due_at').as('next'))
         // `in` as well as `=`, so that SQLite sees the partial index's predicate and uses it.
-        .where('status', 'in', OPEN_STATUSES)
+        .where(OPEN)
         .where('status', '=', 'pending')
         .$if(siteId !== undefined, (qb) => qb.where('site_id', '=', siteId as number))
         .executeTakeFirst();
