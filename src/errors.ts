@@ -159,3 +159,27 @@ export class ValidationCollector {
     if (this.#details.length > 0) throw validationError(this.#details);
   }
 }
+
+/**
+ * A whole number greater than 0 given as a number or a digit string (`3`, `"3"`); otherwise
+ * records "<field>: must be a whole number greater than 0." and returns undefined, so that a
+ * command can report every problem at once.
+ */
+export function positiveWholeNumber(
+  value: unknown,
+  field: string,
+  attribute: string,
+  errors: ValidationCollector,
+): number | undefined {
+  const parsed =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < 1) {
+    errors.add(`${field}: must be a whole number greater than 0.`, attribute);
+    return undefined;
+  }
+  return parsed;
+}

@@ -1,6 +1,6 @@
 import { firstFreeHandle, HANDLE_PATTERN, slugify } from '../domain/catalog/handle.js';
 import { parseMinorAmount } from '../domain/money/index.js';
-import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
+import { BillingError, invalid, notFound, positiveWholeNumber, ValidationCollector } from '../errors.js';
 import type {
   IntervalUnit,
   ProductFamilyRecord,
@@ -427,25 +427,6 @@ function optionalText(
   return value;
 }
 
-function positiveInteger(
-  value: unknown,
-  field: string,
-  attribute: string,
-  errors: ValidationCollector,
-): number | undefined {
-  const parsed =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
-        ? Number(value)
-        : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < 1) {
-    errors.add(`${field}: must be a whole number greater than 0.`, attribute);
-    return undefined;
-  }
-  return parsed;
-}
-
 function intervalUnit(
   value: unknown,
   field: string,
@@ -488,7 +469,7 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
   if (input.priceInCents !== undefined) priceInCents = money(input.priceInCents, 'Price in cents', 'price_in_cents');
   else if (!base) errors.add('Price in cents: cannot be blank.', 'price_in_cents');
   let interval = base?.interval;
-  if (input.interval !== undefined) interval = positiveInteger(input.interval, 'Interval', 'interval', errors);
+  if (input.interval !== undefined) interval = positiveWholeNumber(input.interval, 'Interval', 'interval', errors);
   else if (!base) errors.add('Interval: cannot be blank.', 'interval');
   const unit =
     input.intervalUnit === undefined
@@ -510,7 +491,7 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
       );
     }
   } else {
-    trialInterval = positiveInteger(rawTrialInterval, 'Trial interval', 'trial_interval', errors) ?? null;
+    trialInterval = positiveWholeNumber(rawTrialInterval, 'Trial interval', 'trial_interval', errors) ?? null;
     const rawUnit = given(input.trialIntervalUnit, base?.trialIntervalUnit) ?? 'month';
     trialIntervalUnit = intervalUnit(rawUnit, 'Trial interval unit', 'trial_interval_unit', errors) ?? null;
     const rawPrice = given(input.trialPriceInCents, base?.trialPriceInCents) ?? 0;
@@ -528,7 +509,8 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
       );
     }
   } else {
-    expirationInterval = positiveInteger(rawExpiration, 'Expiration interval', 'expiration_interval', errors) ?? null;
+    expirationInterval =
+      positiveWholeNumber(rawExpiration, 'Expiration interval', 'expiration_interval', errors) ?? null;
     const rawUnit = given(input.expirationIntervalUnit, base?.expirationIntervalUnit) ?? 'month';
     expirationIntervalUnit =
       intervalUnit(rawUnit, 'Expiration interval unit', 'expiration_interval_unit', errors) ?? null;

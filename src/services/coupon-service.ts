@@ -1,7 +1,14 @@
 import { normaliseCouponCode, parseCouponCode } from '../domain/catalog/coupon-code.js';
 import { parseMajorAmount, parseMinorAmount, parsePercentage } from '../domain/money/index.js';
 import { endOfLocalDay, parseInstant } from '../domain/time/index.js';
-import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
+import {
+  BillingError,
+  invalid,
+  notFound,
+  positiveWholeNumber,
+  ValidationCollector,
+  validationError,
+} from '../errors.js';
 import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { loadSite } from './site-service.js';
@@ -346,7 +353,7 @@ function couponFields(
     fields.durationPeriodCount =
       input.durationPeriodCount === null
         ? null
-        : positiveCount(input.durationPeriodCount, 'Duration period count', 'duration_period_count', errors);
+        : positiveWholeNumber(input.durationPeriodCount, 'Duration period count', 'duration_period_count', errors);
   }
   const recurring = fields.recurring ?? current?.recurring ?? false;
   const duration =
@@ -386,7 +393,7 @@ function couponFields(
     fields.conversionLimit =
       input.conversionLimit === null
         ? null
-        : positiveCount(input.conversionLimit, 'Conversion limit', 'conversion_limit', errors);
+        : positiveWholeNumber(input.conversionLimit, 'Conversion limit', 'conversion_limit', errors);
   }
   return fields;
 }
@@ -403,25 +410,6 @@ function couponAmount(input: CouponInput, currency: string): number {
     throw invalid('Amount: does not match amount in cents.', 'amount');
   }
   return (fromCents ?? fromMajor) as number;
-}
-
-function positiveCount(
-  value: unknown,
-  field: string,
-  attribute: string,
-  errors: ValidationCollector,
-): number | undefined {
-  const parsed =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
-        ? Number(value)
-        : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < 1) {
-    errors.add(`${field}: must be a whole number greater than 0.`, attribute);
-    return undefined;
-  }
-  return parsed;
 }
 
 /** The id of a family given by id or handle, or a validation message on the collector when there is none. */
