@@ -91,7 +91,7 @@ describe('HTTP: bad input on the allocation, usage, webhook and call routes is n
               json: { usage: allocation, uniqueness_token: anything },
             }),
             await f.as('acme', {
-              path: `${sub}/components/${calls.component.id}/usages.json?since_id=${encodeURIComponent(String(anything))}`,
+              path: `${sub}/components/${calls.component.id}/usages.json?since_id=${encodeURIComponent(JSON.stringify(anything) ?? '')}`,
             }),
             await f.as('acme', {
               method: 'POST',
@@ -114,7 +114,7 @@ describe('HTTP: bad input on the allocation, usage, webhook and call routes is n
     const f = http();
     await fc.assert(
       fc.asyncProperty(fields(ENDPOINT_KEYS), nearValid, async (endpoint, anything) => {
-        const text = encodeURIComponent(String(anything));
+        const text = encodeURIComponent(JSON.stringify(anything) ?? '');
         const replies = await Promise.all([
           f.as('acme', { method: 'POST', path: '/endpoints.json', json: { endpoint } }),
           f.as('acme', { method: 'PUT', path: '/endpoints/1.json', json: { endpoint } }),

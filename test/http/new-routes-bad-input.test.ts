@@ -72,7 +72,7 @@ describe('HTTP: bad input on the new routes is never a 500', () => {
             json: { metafields: [{ name: anything, input_type: anything, enum: anything, scope: anything }] },
           }),
           http().as('acme', {
-            path: `/transactions.json?kinds[]=${encodeURIComponent(String(anything))}&since_date=${encodeURIComponent(String(anything))}`,
+            path: `/transactions.json?kinds[]=${encodeURIComponent(JSON.stringify(anything) ?? '')}&since_date=${encodeURIComponent(JSON.stringify(anything) ?? '')}`,
           }),
         ]);
         for (const reply of replies) expect([200, 201, 404, 422], reply.text).toContain(reply.status);
