@@ -78,6 +78,8 @@ export interface RunDueOptions {
   readonly siteId?: number;
   /** Only this subject's work (with `siteId`). */
   readonly subjectId?: number;
+  /** Called after each item with the counts so far (a copy), e.g. to draw a progress bar. */
+  readonly onProgress?: (soFar: RunDueSummary) => void;
 }
 
 /** What a `runDue` call did. `processed` counts every item; the others say what came of them. */
@@ -118,6 +120,9 @@ const HANDLED_KINDS: DueWorkKind[] = [
   'reconcile_payment',
   'expiring_card_scan',
 ];
+
+/** The kinds whose processing schedules more work for the same subject. */
+const SCHEDULING_KINDS: readonly DueWorkKind[] = ['renewal', 'dunning_retry', 'auto_resume', 'reconcile_payment'];
 
 const LEASE_MS = 5 * 60_000;
 
@@ -169,7 +174,19 @@ export class RenewalService {
         }),
       );
       if (batch.length === 0) break;
+      const rescheduled = new Set<string>();
       for (const item of batch) {
+        const subject = `${item.siteId}:${item.subjectId}`;
+        if (rescheduled.has(subject)) {
+          // An earlier item of this subject in the batch may have scheduled work due before this
+          // one (a dunning retry a day later, a cancellation): hand it back, so that it is claimed
+          // again in due order with that work, as a worker running in real time would meet them.
+          await this.#deps.storage.transaction((tx) =>
+            tx.dueWork.release(item.siteId, item.id, this.#owner, item.dueAt, this.#deps.clock.now()),
+          );
+          continue;
+        }
+        if (SCHEDULING_KINDS.includes(item.kind)) rescheduled.add(subject);
         summary.processed += 1;
         try {
           const outcome = await this.#process(item);
@@ -183,6 +200,7 @@ export class RenewalService {
           // The item stays claimed; its lease lapses and a later run retries it.
           if (!(error instanceof BillingError)) throw error;
         }
+        options.onProgress?.({ ...summary });
       }
     }
     return summary;

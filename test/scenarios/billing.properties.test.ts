@@ -18,6 +18,9 @@ interface Scenario {
   readonly unit: 'day' | 'month';
   readonly priceInCents: number;
   readonly declines: readonly number[];
+  /** Periods whose dunning retries all decline too, so the site's final action applies. */
+  readonly retriesDecline: readonly number[];
+  readonly finalAction: 'unpaid' | 'canceled';
   readonly days: number;
 }
 
@@ -28,6 +31,8 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   unit: fc.constantFrom('day' as const, 'month' as const),
   priceInCents: fc.integer({ min: 0, max: 1_000_000 }),
   declines: fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { maxLength: 4 }),
+  retriesDecline: fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { maxLength: 2 }),
+  finalAction: fc.constantFrom('unpaid' as const, 'canceled' as const),
   days: fc.integer({ min: 20, max: 200 }),
 });
 
@@ -43,7 +48,7 @@ async function run(s: Scenario, stepDays: number) {
     subdomain: 'p',
     currency: 'USD',
     timeZone: s.zone,
-    settings: { dunning: { retryCount: 2, retryIntervalHours: 24, finalAction: 'unpaid' } },
+    settings: { dunning: { retryCount: 2, retryIntervalHours: 24, finalAction: s.finalAction } },
   });
   const site = engine.site('p');
   const family = await site.catalog.createFamily({ name: 'F' });
@@ -61,6 +66,8 @@ async function run(s: Scenario, stepDays: number) {
   });
   for (const period of s.declines)
     gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${subscription.id}:${period}`, times: 1 });
+  for (const period of s.retriesDecline)
+    gateway.injectFailure({ outcome: 'declined', keyPrefix: `dunning:${subscription.id}:${period}:`, times: 2 });
   const end = s.startMs + s.days * DAY;
   if (stepDays === 0) {
     clock.set(end);

@@ -1,0 +1,112 @@
+/**
+ * The book of subscriptions the crash tests bill: built the same way, in the same order, for the
+ * crashed run and for its uncrashed control, so both start from identical databases (same ids,
+ * same vault tokens) and must end identical too.
+ */
+import { type BillingEngine, EVENT_KEYS, type ManualClock } from 'billing-engine';
+
+/** The book is created at this instant. */
+export const BOOK_START = '2026-01-01T09:00:00Z';
+/** The billing run bills everything due up to this instant (six months later). */
+export const BILL_UNTIL = '2026-07-01T09:00:00Z';
+export const SUBDOMAIN = 'crashco';
+
+/** How the book is shaped; every variant is exercised by a share of its subscriptions. */
+export interface BookShape {
+  readonly subscriptions: number;
+}
+
+/**
+ * Creates the site, catalog, webhook endpoint and `subscriptions` subscriptions: weekly, monthly
+ * and trial products; seats; metered usage; a recurring coupon; cards that decline their renewals
+ * (dunning, then cancellation); and cancellations at the end of the period.
+ */
+export async function seedBook(
+  engine: BillingEngine,
+  clock: ManualClock,
+  shape: BookShape,
+  receiverUrl: string,
+): Promise<void> {
+  await engine.sites.create({
+    subdomain: SUBDOMAIN,
+    currency: 'USD',
+    timeZone: 'America/Chicago',
+    settings: { dunning: { retryCount: 2, retryIntervalHours: 24, finalAction: 'canceled' } },
+  });
+  const site = engine.site(SUBDOMAIN);
+  await site.webhooks.createEndpoint({
+    url: `${receiverUrl}/hooks`,
+    webhookSubscriptions: EVENT_KEYS.filter((key) => key !== 'test'),
+  });
+  const family = await site.catalog.createFamily({ name: 'Plans' });
+  await site.catalog.createProduct(family.id, {
+    name: 'Weekly',
+    handle: 'weekly',
+    priceInCents: 700,
+    interval: 7,
+    intervalUnit: 'day',
+  });
+  await site.catalog.createProduct(family.id, {
+    name: 'Basic',
+    handle: 'basic',
+    priceInCents: 1900,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  await site.catalog.createProduct(family.id, {
+    name: 'Team',
+    handle: 'team',
+    priceInCents: 9900,
+    interval: 1,
+    intervalUnit: 'month',
+    trialInterval: 14,
+    trialIntervalUnit: 'day',
+    trialPriceInCents: 0,
+  });
+  const seats = await site.components.create(family.id, {
+    kind: 'quantity_based_component',
+    name: 'Seats',
+    unitName: 'seat',
+    pricingScheme: 'per_unit',
+    unitPrice: '4.00',
+  });
+  const calls = await site.components.create(family.id, {
+    kind: 'metered_component',
+    name: 'API calls',
+    unitName: 'call',
+    pricingScheme: 'per_unit',
+    unitPrice: '0.05',
+  });
+  await site.coupons.create({
+    name: 'Launch',
+    code: 'LAUNCH',
+    percentage: '15',
+    recurring: true,
+    durationPeriodCount: 3,
+    productFamilyId: family.id,
+  });
+  const handles = ['weekly', 'basic', 'team'] as const;
+  for (let i = 0; i < shape.subscriptions; i++) {
+    const handle = handles[i % 3]!;
+    const created = await site.subscriptions.create({
+      productHandle: handle,
+      customer: { firstName: 'Crash', lastName: `Customer ${i}`, email: `crash${i}@example.com`, reference: `c-${i}` },
+      creditCard: { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2040 },
+      ...(i % 4 === 1 ? { couponCode: 'LAUNCH' } : {}),
+      ...(handle === 'team'
+        ? { components: [{ componentId: seats.component.id, allocatedQuantity: 1 + (i % 4) }] }
+        : {}),
+    });
+    const id = created.subscription.id;
+    if (handle === 'basic' && i % 5 === 1) {
+      await site.allocations.recordUsage(id, calls.component.id, { quantity: 100 + i, memo: 'batch import' });
+    }
+    // Every eighth customer's card is swapped for one that declines: renewals fail, dunning retries
+    // twice a day apart, then the subscription is cancelled.
+    if (i % 8 === 7) {
+      await site.subscriptions.updateCard(id, { fullNumber: '2', expirationMonth: 12, expirationYear: 2040 });
+    }
+    if (i % 11 === 4) await site.subscriptions.cancelAtEndOfPeriod(id, { cancellationMessage: 'Leaving' });
+    clock.advance({ minutes: 7 });
+  }
+}

@@ -1,0 +1,501 @@
+/**
+ * Crash safety (issue 11 §3): a billing run in a child process is killed with SIGKILL again and
+ * again, at random instants and at the two instants that matter most for money (after a payment
+ * attempt is committed but before the gateway sees it, and after the gateway took the money but
+ * before its answer arrives), then restarted. After the last restart the database must equal that
+ * of the same book billed once without a crash (ledger, payment attempts, subscriptions, due work,
+ * outbox), and hold on its own: every period billed exactly once, no payment taken twice, every
+ * ledger chain balanced, no attempt left unresolved, every event delivered to the receiver.
+ *
+ * The payment gateway and the webhook receiver live in the test process: a real gateway keeps the
+ * money it took when the merchant's process dies.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { createBillingEngine, createTestGateway, ManualClock, type Storage, type TestGateway } from 'billing-engine';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceDelta } from '../../src/domain/ledger/balance-delta.js';
+import type { TransactionType } from '../../src/ports/billing-records.js';
+import { BILL_UNTIL, BOOK_START, type BookShape, seedBook } from './crash-book.js';
+import type { CrashChildArgs, CrashChildSummary } from './crash-child.js';
+import { type ChargeFate, serveGateway } from './remote-gateway.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A database the crash test bills, seen from the test process. */
+export interface CrashDatabase {
+  /** Where the child processes find it. */
+  readonly location: Pick<CrashChildArgs & { dialect: 'sqlite' }, 'dialect' | 'file'> | PostgresLocation;
+  /** A migrated storage on it, for seeding the book. */
+  open(): Promise<Storage>;
+  /** Rows of a read-only query (no parameters). */
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  dispose(): Promise<void>;
+}
+
+type PostgresLocation = Pick<CrashChildArgs & { dialect: 'postgres' }, 'dialect' | 'url' | 'schema'>;
+
+/** How a dialect's crash test gets its databases. */
+export interface CrashHarness {
+  readonly name: string;
+  /** Set when this machine cannot run the test; printed. */
+  readonly skipReason?: string;
+  create(label: string): Promise<CrashDatabase>;
+  close?(): Promise<void>;
+}
+
+/** How many kills the run must survive, and of which kinds at least. */
+const KILLS = 24;
+const MIN_PAYMENT_KILLS = 6;
+/** The clock moves on this much per incarnation, past the 5-minute leases of a killed one. */
+const RESTART_STEP_MS = 6 * 60_000;
+
+/** A small seeded PRNG (mulberry32) so that a failing kill schedule can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Bundles the child once per test file: a bundled child starts in a fraction of tsx's time. */
+async function bundleChild(): Promise<string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const outfile = join(ROOT, 'node_modules', '.cache', 'billing-engine-crash', `crash-child-${process.pid}.mjs`);
+  mkdirSync(dirname(outfile), { recursive: true });
+  await build({
+    entryPoints: [join(ROOT, 'test', 'crash', 'crash-child.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    tsconfig: join(ROOT, 'tsconfig.json'),
+    external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})],
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+/** A webhook receiver that answers 200 and keeps every body by webhook id. */
+interface Receiver {
+  readonly url: string;
+  /** Bodies received per webhook id (more than one: a redelivery after a kill). */
+  readonly received: Map<string, string[]>;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const received = new Map<string, string[]>();
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const id = new URLSearchParams(body).get('id') ?? '?';
+      received.set(id, [...(received.get(id) ?? []), body]);
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** How one incarnation is to die (or not). */
+type KillPlan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'timer'; readonly afterMs: number }
+  | { readonly kind: 'kill-before-charge' | 'kill-after-charge'; readonly atCharge: number };
+
+type Incarnation =
+  | { readonly outcome: 'killed'; readonly plan: KillPlan }
+  | { readonly outcome: 'finished'; readonly summary: CrashChildSummary };
+
+/** Runs billing processes on one database, each under a kill plan, against one gateway and receiver. */
+class BillingProcesses {
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  #plan: KillPlan = { kind: 'none' };
+  #chargesSeen = 0;
+  #killedByUs = false;
+  #incarnation = 0;
+
+  private constructor(
+    private readonly bundle: string,
+    private readonly database: CrashDatabase,
+    readonly gateway: TestGateway,
+    private readonly gatewayServer: Awaited<ReturnType<typeof serveGateway>>,
+  ) {}
+
+  static async start(bundle: string, database: CrashDatabase, gateway: TestGateway): Promise<BillingProcesses> {
+    let self: BillingProcesses | undefined;
+    const server = await serveGateway(gateway, () => self!.#onCharge());
+    self = new BillingProcesses(bundle, database, gateway, server);
+    return self;
+  }
+
+  #onCharge(): { fate: ChargeFate; kill?: () => Promise<void> } {
+    this.#chargesSeen += 1;
+    const plan = this.#plan;
+    if (
+      (plan.kind === 'kill-before-charge' || plan.kind === 'kill-after-charge') &&
+      this.#chargesSeen === plan.atCharge
+    ) {
+      return { fate: plan.kind, kill: () => this.#kill() };
+    }
+    return { fate: 'answer' };
+  }
+
+  async #kill(): Promise<void> {
+    if (!this.#child || this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    this.#killedByUs = true;
+    this.#child.kill('SIGKILL');
+    await this.#exited;
+  }
+
+  /** Starts the next incarnation under `plan` and waits until it is killed or finishes. */
+  async run(plan: KillPlan): Promise<Incarnation> {
+    this.#incarnation += 1;
+    this.#plan = plan;
+    this.#chargesSeen = 0;
+    this.#killedByUs = false;
+    const args: CrashChildArgs = {
+      ...this.database.location,
+      gatewayUrl: this.gatewayServer.url,
+      now: new Date(Date.parse(BILL_UNTIL) + this.#incarnation * RESTART_STEP_MS).toISOString(),
+      until: BILL_UNTIL,
+    } as CrashChildArgs;
+    const child = spawn(process.execPath, [this.bundle, JSON.stringify(args)], { cwd: ROOT, env: process.env });
+    this.#child = child;
+    let stdout = '';
+    let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+      if (plan.kind === 'timer' && timer === undefined && stdout.includes('ready\n')) {
+        timer = setTimeout(() => void this.#kill(), plan.afterMs);
+      }
+    });
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    this.#exited = exited.then(() => undefined);
+    const { code, signal } = await exited;
+    clearTimeout(timer);
+    if (this.#killedByUs && signal === 'SIGKILL') return { outcome: 'killed', plan };
+    const line = stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('{'));
+    if (code !== 0 || line === undefined) {
+      throw new Error(`billing process ${this.#incarnation} exited with ${code ?? signal}; stderr:\n${stderr}`);
+    }
+    return { outcome: 'finished', summary: JSON.parse(line) as CrashChildSummary };
+  }
+
+  /** Runs clean incarnations until one finds nothing left to do. */
+  async settle(): Promise<CrashChildSummary[]> {
+    const runs: CrashChildSummary[] = [];
+    for (let i = 0; i < 6; i++) {
+      const run = await this.run({ kind: 'none' });
+      if (run.outcome !== 'finished') throw new Error('a clean incarnation was killed');
+      runs.push(run.summary);
+      if (run.summary.processed === 0 && run.summary.delivered === 0) return runs;
+    }
+    throw new Error(`billing did not settle after 6 clean runs: ${JSON.stringify(runs)}`);
+  }
+
+  get chargeCalls(): number {
+    return this.gatewayServer.chargeCalls;
+  }
+
+  close(): Promise<void> {
+    return this.gatewayServer.close();
+  }
+}
+
+/** The database's billing state, without row ids (Postgres sequences keep numbers rolled-back inserts took). */
+async function billingState(db: CrashDatabase): Promise<Record<string, unknown[]>> {
+  const strip = (rows: Record<string, unknown>[]) => rows.map((row) => normalise(row));
+  return {
+    subscriptions: strip(
+      await db.rows(
+        `select id, state, period_index, current_period_started_at, current_period_ends_at, next_assessment_at,
+                canceled_at, balance_in_cents, version, data, coupon_codes, updated_at
+           from subscriptions order by id`,
+      ),
+    ),
+    ledger: strip(
+      await db.rows(
+        `select subscription_id, type, kind, amount_in_cents, memo, success, starting_balance_in_cents,
+                ending_balance_in_cents, component_id, period_index, gateway_transaction_id, created_at
+           from ledger_transactions order by subscription_id, id`,
+      ),
+    ),
+    payments: strip(
+      await db.rows(
+        `select idempotency_key, subscription_id, amount_in_cents, purpose, status, gateway_transaction_id, message,
+                created_at, updated_at
+           from payment_attempts order by created_at, subscription_id, idempotency_key`,
+      ),
+    ),
+    dueWork: strip(
+      await db.rows(
+        `select kind, subject_id, due_at, unique_key,
+                status, payload
+           from due_work where kind <> 'webhook_delivery' order by unique_key`,
+      ),
+    ),
+    outbox: strip(
+      await db.rows(
+        `select key, subject_type, subject_id, occurred_at, payload
+           from outbox_events order by subject_type, subject_id, id`,
+      ),
+    ),
+  };
+}
+
+/** JSON columns as values, numbers as numbers, and ids of ledger rows inside payloads blanked. */
+function normalise(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    let v = value;
+    if (typeof v === 'string' && (key === 'payload' || key === 'data' || key === 'coupon_codes')) v = JSON.parse(v);
+    if (typeof v === 'bigint') v = Number(v);
+    if (v instanceof Date) v = v.toISOString();
+    if (typeof v === 'string' && /^-?\d+$/.test(v) && /_in_cents$|_id$|^version$|^period_index$/.test(key))
+      v = Number(v);
+    // Signup attempts are keyed by a random id (the subscription does not exist yet).
+    if (key === 'idempotency_key' && typeof v === 'string' && v.startsWith('signup:')) v = 'signup:*';
+    out[key] = key === 'payload' ? blankLedgerIds(v) : v;
+  }
+  return out;
+}
+
+/** Ledger row ids inside event payloads: numbered by the sequence, which a rolled-back insert advances on Postgres. */
+function blankLedgerIds(value: unknown, parent = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => blankLedgerIds(v, parent));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const ledgerId = (parent === 'transaction' && key === 'id') || key === 'transaction_id' || key === 'event_id';
+    out[key] = ledgerId ? '#' : blankLedgerIds(v, key);
+  }
+  return out;
+}
+
+const num = (value: unknown) => Number(value);
+
+/** The crash test for one storage. */
+export function crashSuite(harness: CrashHarness, shape: BookShape = { subscriptions: 48 }): void {
+  const title = `crash safety on ${harness.name}: SIGKILL during a billing run`;
+  if (harness.skipReason !== undefined) {
+    describe(title, () => {
+      it.skip(`skipped: ${harness.skipReason}`, () => {});
+    });
+    console.info(`[crash tests] ${harness.name} skipped: ${harness.skipReason}`);
+    return;
+  }
+
+  describe(title, () => {
+    let bundle = '';
+    beforeAll(async () => {
+      bundle = await bundleChild();
+    });
+    afterAll(async () => {
+      await harness.close?.();
+    });
+
+    it(`survives ${KILLS} kills (${MIN_PAYMENT_KILLS}+ around payments): the result equals an uncrashed run, and every period is billed once`, async () => {
+      const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+      const random = prng(seed);
+      const context = `kill schedule seed ${seed} (CRASH_SEED=${seed} replays it)`;
+
+      const book = async (label: string) => {
+        const db = await harness.create(label);
+        const gateway = createTestGateway();
+        const receiver = await startReceiver();
+        const clock = new ManualClock(BOOK_START);
+        const storage = await db.open();
+        const engine = createBillingEngine({ storage, clock, gateway, webhooks: { allowLocalReceivers: true } });
+        await seedBook(engine, clock, shape, receiver.url);
+        await storage.close();
+        const processes = await BillingProcesses.start(bundle, db, gateway);
+        return { db, gateway, receiver, processes };
+      };
+
+      // The control: the same book billed by one process that is never killed.
+      const control = await book('control');
+      const controlRuns = await control.processes.settle();
+      const expected = await billingState(control.db);
+
+      // The crashed run.
+      const crashed = await book('crashed');
+      const kills: KillPlan[] = [];
+      while (kills.length < KILLS) {
+        const pick = kills.length % 3;
+        const plan: KillPlan =
+          pick === 0
+            ? { kind: 'kill-after-charge', atCharge: 1 + Math.floor(random() * 8) }
+            : pick === 1
+              ? { kind: 'kill-before-charge', atCharge: 1 + Math.floor(random() * 8) }
+              : { kind: 'timer', afterMs: 20 + Math.floor(random() * 180) };
+        const run = await crashed.processes.run(plan);
+        if (run.outcome === 'finished') {
+          throw new Error(
+            `the billing run finished after ${kills.length} kills, before ${KILLS}: make the book bigger (${context})`,
+          );
+        }
+        kills.push(run.plan);
+      }
+      const settleRuns = await crashed.processes.settle();
+      const actual = await billingState(crashed.db);
+
+      const after = kills.filter((k) => k.kind === 'kill-after-charge').length;
+      const before = kills.filter((k) => k.kind === 'kill-before-charge').length;
+      console.info(
+        `[crash tests] ${harness.name}: ${kills.length} kills (${after} after the gateway took a charge, ${before} before it saw one, ${kills.length - after - before} at random instants); ` +
+          `${crashed.processes.chargeCalls} charge calls against ${control.processes.chargeCalls} uncrashed; ` +
+          `${actual.ledger!.length} ledger lines and ${actual.outbox!.length} events (uncrashed: ${expected.ledger!.length} and ${expected.outbox!.length}); ${context}`,
+      );
+      expect(after).toBeGreaterThanOrEqual(MIN_PAYMENT_KILLS);
+      expect(before).toBeGreaterThanOrEqual(MIN_PAYMENT_KILLS);
+      expect(controlRuns[0]!.renewed).toBeGreaterThan(200);
+      expect(settleRuns.at(-1)).toMatchObject({ processed: 0, delivered: 0 });
+
+      // Equal to the uncrashed run, table by table.
+      const differing = Object.keys(expected).filter((table) => !isDeepStrictEqual(actual[table], expected[table]));
+      for (const table of differing) {
+        expect(actual[table], `${table} differs from the uncrashed run; ${context}`).toEqual(expected[table]);
+      }
+
+      // And sound on its own terms.
+      await expectSound(crashed.db, crashed.gateway, crashed.receiver, context);
+      await expectSound(control.db, control.gateway, control.receiver, context);
+
+      for (const run of [control, crashed]) {
+        await run.processes.close();
+        await run.receiver.close();
+        await run.db.dispose();
+      }
+    }, 600_000);
+  });
+}
+
+/** Invariants that hold for any correct billing run, crashed or not. */
+async function expectSound(
+  db: CrashDatabase,
+  gateway: TestGateway,
+  receiver: Receiver,
+  context: string,
+): Promise<void> {
+  const ledger = await db.rows(
+    `select id, subscription_id, type, kind, amount_in_cents, period_index, gateway_transaction_id,
+            starting_balance_in_cents, ending_balance_in_cents
+       from ledger_transactions order by subscription_id, id`,
+  );
+  // Every period billed exactly once.
+  const baseline = new Map<string, number>();
+  for (const line of ledger) {
+    if (line.type === 'charge' && line.kind === 'baseline') {
+      const key = `${num(line.subscription_id)}:${num(line.period_index)}`;
+      baseline.set(key, (baseline.get(key) ?? 0) + 1);
+    }
+  }
+  const doubled = [...baseline].filter(([, n]) => n !== 1);
+  expect(doubled, `periods billed more than once; ${context}`).toEqual([]);
+
+  // No payment taken twice: each gateway charge is one ledger payment of the same amount, and
+  // each (subscription, period) had money taken under one key at most.
+  const payments = ledger.filter((l) => l.type === 'payment' && l.gateway_transaction_id !== null);
+  const byGatewayId = new Map<string, number[]>();
+  for (const p of payments) {
+    const id = String(p.gateway_transaction_id);
+    byGatewayId.set(id, [...(byGatewayId.get(id) ?? []), num(p.amount_in_cents)]);
+  }
+  const taken = [...gateway.charges];
+  expect(byGatewayId.size, `ledger payments vs gateway charges; ${context}`).toBe(taken.length);
+  for (const [key, charge] of taken) {
+    expect(byGatewayId.get(charge.transactionId), `gateway charge ${key}; ${context}`).toEqual([charge.amountInCents]);
+  }
+  const perPeriod = new Map<string, string[]>();
+  for (const [key] of taken) {
+    const match = /^(renewal|dunning):(\d+):(\d+)/.exec(key);
+    if (match) perPeriod.set(`${match[2]}:${match[3]}`, [...(perPeriod.get(`${match[2]}:${match[3]}`) ?? []), key]);
+  }
+  expect(
+    [...perPeriod].filter(([, keys]) => keys.length > 1),
+    `periods paid twice; ${context}`,
+  ).toEqual([]);
+
+  // Every ledger chain balances and ends at the subscription's balance.
+  const balances = new Map(
+    (await db.rows('select id, balance_in_cents from subscriptions')).map((r) => [num(r.id), num(r.balance_in_cents)]),
+  );
+  const last = new Map<number, number>();
+  for (const line of ledger) {
+    const subscription = num(line.subscription_id);
+    const start = num(line.starting_balance_in_cents);
+    if (last.has(subscription))
+      expect(start, `ledger chain of ${subscription}; ${context}`).toBe(last.get(subscription));
+    expect(num(line.ending_balance_in_cents)).toBe(
+      start + balanceDelta(line.type as TransactionType, num(line.amount_in_cents)),
+    );
+    last.set(subscription, num(line.ending_balance_in_cents));
+  }
+  for (const [subscription, ending] of last) expect(balances.get(subscription)).toBe(ending);
+
+  // Nothing left unresolved.
+  const open = await db.rows(
+    `select idempotency_key, status from payment_attempts where status in ('pending', 'unknown')`,
+  );
+  expect(open, `unresolved payment attempts; ${context}`).toEqual([]);
+  const left = await db.rows(
+    `select unique_key from due_work where status in ('pending', 'claimed') and (kind = 'webhook_delivery' or due_at <= ${
+      db.location.dialect === 'sqlite' ? Date.parse(BILL_UNTIL) : `'${BILL_UNTIL}'::timestamptz`
+    })`,
+  );
+  expect(left, `due work left behind; ${context}`).toEqual([]);
+
+  // No event lost: every webhook was delivered, and the receiver got each one, by its stable id.
+  const webhooks = await db.rows('select id, status, body from webhooks order by id');
+  expect(webhooks.length).toBeGreaterThan(0);
+  expect(webhooks.filter((w) => w.status !== 'successful').map((w) => num(w.id))).toEqual([]);
+  expect([...receiver.received.keys()].sort()).toEqual(webhooks.map((w) => String(num(w.id))).sort());
+  for (const w of webhooks) {
+    // A redelivery after a kill repeats the same signed body under the same id.
+    for (const body of receiver.received.get(String(num(w.id))) ?? []) expect(body).toBe(w.body);
+  }
+  const silent = await db.rows(
+    'select id, key from outbox_events where id not in (select event_id from webhooks where event_id is not null)',
+  );
+  expect(silent, `events that never became a webhook; ${context}`).toEqual([]);
+}
