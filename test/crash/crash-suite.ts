@@ -11,7 +11,7 @@
  * money it took when the merchant's process dies.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -331,6 +331,7 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
       bundle = await bundleChild();
     });
     afterAll(async () => {
+      if (bundle !== '') rmSync(bundle, { force: true });
       await harness.close?.();
     });
 
