@@ -152,7 +152,16 @@ export type {
   WebhookServiceOptions,
   WebhookView,
 } from './services/webhook-service.js';
-export { createTestGateway, type InjectedFailure, luhnValid, type TestGateway } from './test-gateway.js';
+export {
+  type ChargeCall,
+  createTestGateway,
+  type GatewayFault,
+  type GatewayFaults,
+  type InjectedFailure,
+  luhnValid,
+  type TestGateway,
+  type TestGatewayOptions,
+} from './test-gateway.js';
 export {
   CHARGIFY_WEBHOOK_SIGNATURE_HEADER,
   type RejectedWebhook,

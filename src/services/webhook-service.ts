@@ -7,12 +7,14 @@ import {
   checkRetrySchedule,
   checkWebhookSubscriptions,
   checkWebhookUrl,
+  countsAgainstPaused,
   DEFAULT_ENDPOINT_HEALTH,
   DEFAULT_RETRY_SCHEDULE_MS,
   deliveryErrorText,
   type EndpointHealthPolicy,
   endpointStatusFor,
   type ProductSnapshot,
+  requeueWindowMs,
   retryDecision,
   type SubscriptionSnapshot,
   testWebhookBody,
@@ -128,7 +130,7 @@ export interface DeliverySummary {
   readonly delivered: number;
   /** Failed and scheduled again. */
   readonly retried: number;
-  /** Failed for the last time (budget spent, endpoint disabled, webhooks off). */
+  /** Failed for the last time (budget spent, endpoint disabled, webhooks off); its endpoint's recovery may queue it again. */
   readonly gaveUp: number;
   /** Nothing to send: the webhook or endpoint is gone, or it was already delivered. */
   readonly skipped: number;
@@ -137,6 +139,12 @@ export interface DeliverySummary {
 }
 
 type Outcome = 'delivered' | 'retried' | 'gaveUp' | 'skipped';
+
+/** `last_error` of a webhook refused because its site turned webhooks off: never queued again by a recovery. */
+const SITE_WEBHOOKS_OFF = 'Webhooks are disabled for this site.';
+
+/** Idempotency scope of the once-per-interval failure count of a paused endpoint. */
+const PAUSED_FAILURE_SCOPE = 'webhook_paused_failure';
 
 /** What a send needs, read in one transaction before the POST. */
 interface Prepared {
@@ -210,6 +218,19 @@ function positive(value: number | undefined, fallback: number, label: string): n
  * replay; the id never changes. Deliveries are `webhook_delivery` due-work rows claimed with a
  * lease, so any number of workers (engines on one database) never send one delivery at once, and
  * the POST happens outside any transaction.
+ *
+ * Outages (reference §3.3, refined so that a receiver that was down gets everything once it is
+ * back): each failed attempt counts against the endpoint while it is enabled, and past 25 the
+ * endpoint is paused; webhooks for a paused endpoint are held and retried every 2 h (24 tries),
+ * and while it is paused at most one failure counts per 2 h, so it is disabled (no more webhooks
+ * generated) only after about two days of failed retries, never because many webhooks were queued
+ * when it went down. On the endpoint's first success after failures (a delivery or a test
+ * webhook) its recovery queues again, due now: every webhook of the endpoint that gave up in the
+ * retry window before it (48 h by default; test webhooks and webhooks refused because the site had
+ * webhooks off excepted), and every delivery still held for a later retry. Queued webhooks keep
+ * their id and body and start a fresh retry cycle, as a replay does. A webhook is marked
+ * successful on its first 200, so the receiver gets each id once (a duplicate is possible only
+ * when a worker dies after the POST and before recording it, and then carries the same id).
  */
 export class WebhookService {
   readonly #deps: CommandDeps;
@@ -383,7 +404,8 @@ export class WebhookService {
   /**
    * Sends the documented test webhook (`id=<id>&event=test&payload[chargify]=testing`) to one
    * endpoint now and returns it with the outcome. It is sent once, without retries; a success
-   * resets the endpoint's failure count (re-enabling it), a failure is not counted against it.
+   * resets the endpoint's failure count (re-enabling it, and queueing again what gave up during
+   * its outage, as any first success after failures does), a failure is not counted against it.
    */
   async sendTest(subdomain: string, endpointId: number): Promise<WebhookView> {
     const prepared = await runCommand(this.#deps, async (ctx): Promise<Prepared> => {
@@ -403,7 +425,9 @@ export class WebhookService {
           ? { status: 'successful' as const, acceptedAt: at }
           : { status: 'failed' as const, lastError: deliveryErrorText(result.error, 1, 1), lastErrorAt: at }),
       });
-      if (result.accepted) await resetEndpoint(tx, site.id, webhook.endpointId, at);
+      if (result.accepted && (await resetEndpoint(tx, site.id, webhook.endpointId, at))) {
+        await this.#recover(tx, site.id, webhook.endpointId, at);
+      }
       return view(stored ?? webhook, site);
     });
   }
@@ -486,9 +510,11 @@ export class WebhookService {
   /**
    * Delivers every webhook due up to `until`, oldest first: claims `webhook_delivery` rows in
    * batches under this worker's lease, POSTs each outside any transaction (a few at once), then
-   * records the outcome in its own transaction: accepted; or failed, counted against the endpoint
-   * (pausing or disabling it past its thresholds) and scheduled again or given up. Retries that
-   * fall due before `until` are sent in the same call, each at its own due instant.
+   * records the outcome in its own transaction: accepted (and, on the endpoint's first success
+   * after failures, its recovery: see the class comment); or failed, counted against the endpoint
+   * (pausing or disabling it past its thresholds) and scheduled again or given up. Retries and
+   * webhooks queued again by a recovery that fall due before `until` are sent in the same call,
+   * each at its own due instant.
    */
   async deliverDue(options: DeliverDueOptions = {}): Promise<DeliverySummary> {
     const until = options.until ?? this.#deps.clock.now();
@@ -537,7 +563,7 @@ export class WebhookService {
         return 'skipped';
       }
       const refusal = !site.settings.webhooksEnabled
-        ? 'Webhooks are disabled for this site.'
+        ? SITE_WEBHOOKS_OFF
         : endpoint.status === 'disabled'
           ? `Endpoint disabled after ${endpoint.failureCount} consecutive failures.`
           : undefined;
@@ -565,12 +591,14 @@ export class WebhookService {
           status: 'successful',
           acceptedAt: at,
         });
-        await resetEndpoint(tx, site.id, webhook.endpointId, at);
         await tx.dueWork.complete(site.id, item.id, this.#owner, at);
+        if (await resetEndpoint(tx, site.id, webhook.endpointId, at)) {
+          await this.#recover(tx, site.id, webhook.endpointId, at);
+        }
         return 'delivered';
       }
       const attempt = item.attempts + 1;
-      const counted = await tx.webhooks.countFailure(site.id, webhook.endpointId, at);
+      const counted = await this.#countFailure(tx, site.id, webhook.endpointId, at);
       const status = counted === undefined ? 'disabled' : endpointStatusFor(counted.failureCount, this.#policy.health);
       if (counted !== undefined && counted.status !== status) {
         await tx.webhooks.updateEndpoint(site.id, counted.id, { status, updatedAt: at });
@@ -589,6 +617,77 @@ export class WebhookService {
       await tx.dueWork.complete(site.id, item.id, this.#owner, at);
       return 'gaveUp';
     });
+  }
+
+  /**
+   * Counts a failed delivery against its endpoint and returns the endpoint after it (undefined
+   * when it is gone). An enabled endpoint counts every failure; a paused one at most one per
+   * paused interval (`countsAgainstPaused`) from its `updatedAt` (set when it was paused, at each
+   * counted failure, and by an endpoint update, which only delays the next count), claimed through
+   * an idempotency key named after that instant, so concurrent workers failing at once count once.
+   */
+  async #countFailure(
+    tx: StorageTransaction,
+    siteId: number,
+    endpointId: number,
+    at: Date,
+  ): Promise<WebhookEndpointRecord | undefined> {
+    const endpoint = await tx.webhooks.findEndpoint(siteId, endpointId);
+    if (endpoint === undefined) return undefined;
+    if (endpoint.status !== 'paused') return tx.webhooks.countFailure(siteId, endpointId, at);
+    const health = this.#policy.health;
+    if (!countsAgainstPaused(endpoint.updatedAt, at, health)) return endpoint;
+    const first = await tx.idempotency.claim(
+      siteId,
+      PAUSED_FAILURE_SCOPE,
+      `${endpointId}:${endpoint.updatedAt.toISOString()}`,
+      at,
+      new Date(at.getTime() + health.pausedRetryMs),
+    );
+    return first ? tx.webhooks.countFailure(siteId, endpointId, at) : endpoint;
+  }
+
+  /**
+   * An endpoint's recovery, in the transaction of its first success after failures: queues again,
+   * due now, the webhooks that gave up during the outage (failed, created within the retry window,
+   * except test webhooks and those refused because the site had webhooks off) and the deliveries
+   * still held for a later retry. Ids and bodies stay; each starts a fresh retry cycle. Unique keys
+   * named after the webhook's attempts (or the held row) make a second, concurrent recovery queue
+   * nothing more.
+   */
+  async #recover(tx: StorageTransaction, siteId: number, endpointId: number, at: Date): Promise<void> {
+    const since = new Date(at.getTime() - requeueWindowMs(this.#policy));
+    const failed = await allWebhooks(tx, siteId, { status: 'failed', endpointId, since });
+    const held = await allWebhooks(tx, siteId, { status: 'pending', endpointId });
+    for (const webhook of failed) {
+      if (webhook.eventId === null || webhook.lastError === SITE_WEBHOOKS_OFF) continue;
+      if ((await tx.dueWork.pendingFor(siteId, webhookDeliverySubject(webhook.id), [KIND])).length > 0) continue;
+      const queued = await tx.dueWork.schedule({
+        siteId,
+        kind: KIND,
+        subjectId: webhookDeliverySubject(webhook.id),
+        dueAt: at,
+        uniqueKey: `webhook:${webhook.id}:requeue:${webhook.attempts}`,
+        payload: { endpointId, requeued: true },
+      });
+      if (queued !== undefined)
+        await tx.webhooks.updateWebhook(siteId, webhook.id, { status: 'pending', updatedAt: at });
+    }
+    for (const webhook of held) {
+      const open = await tx.dueWork.pendingFor(siteId, webhookDeliverySubject(webhook.id), [KIND]);
+      const waiting = open.length === 1 ? open[0]! : undefined;
+      // Only a row nobody holds and that waits for a later retry; a claimed one is in flight.
+      if (waiting?.status !== 'pending' || waiting.dueAt.getTime() <= at.getTime()) continue;
+      await tx.dueWork.cancelFor(siteId, webhookDeliverySubject(webhook.id), [KIND], at);
+      await tx.dueWork.schedule({
+        siteId,
+        kind: KIND,
+        subjectId: webhookDeliverySubject(webhook.id),
+        dueAt: at,
+        uniqueKey: `webhook:${webhook.id}:resume:${waiting.id}`,
+        payload: { endpointId, resumed: true },
+      });
+    }
   }
 
   /**
@@ -686,11 +785,24 @@ function sentFields(webhook: WebhookRecord, at: Date, sentUrl: string | null) {
   };
 }
 
-/** A success: the endpoint's failure count goes back to 0 and it is enabled again (reference §3.3). */
-async function resetEndpoint(tx: StorageTransaction, siteId: number, endpointId: number, at: Date): Promise<void> {
+/**
+ * A success: the endpoint's failure count goes back to 0 and it is enabled again (reference §3.3).
+ * Returns true when this ended an outage (the endpoint had failures or was not enabled).
+ */
+async function resetEndpoint(tx: StorageTransaction, siteId: number, endpointId: number, at: Date): Promise<boolean> {
   const endpoint = await tx.webhooks.findEndpoint(siteId, endpointId);
-  if (endpoint !== undefined && (endpoint.failureCount !== 0 || endpoint.status !== 'enabled')) {
-    await tx.webhooks.updateEndpoint(siteId, endpointId, { failureCount: 0, status: 'enabled', updatedAt: at });
+  if (endpoint === undefined || (endpoint.failureCount === 0 && endpoint.status === 'enabled')) return false;
+  await tx.webhooks.updateEndpoint(siteId, endpointId, { failureCount: 0, status: 'enabled', updatedAt: at });
+  return true;
+}
+
+/** Every webhook of the site matching the filter, read page by page before any of them changes. */
+async function allWebhooks(tx: StorageTransaction, siteId: number, filter: WebhookFilter): Promise<WebhookRecord[]> {
+  const out: WebhookRecord[] = [];
+  for (let page = 1; ; page++) {
+    const rows = await tx.webhooks.listWebhooks(siteId, filter, { page, perPage: 200 });
+    out.push(...rows);
+    if (rows.length < 200) return out;
   }
 }
 

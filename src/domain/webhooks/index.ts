@@ -25,12 +25,14 @@ export {
 export {
   checkEndpointHealth,
   checkRetrySchedule,
+  countsAgainstPaused,
   DEFAULT_ENDPOINT_HEALTH,
   DEFAULT_RETRY_SCHEDULE_MS,
   deliveryErrorText,
   type EndpointHealthPolicy,
   endpointStatusFor,
   type RetryDecision,
+  requeueWindowMs,
   retryDecision,
   type WebhookRetryPolicy,
 } from './retry-policy.js';

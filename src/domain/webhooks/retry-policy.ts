@@ -91,6 +91,28 @@ export function retryDecision(
   return delay === undefined || attempt >= of ? { action: 'give_up', of } : { action: 'retry', delayMs: delay, of };
 }
 
+/**
+ * How far back an endpoint's recovery looks for webhooks that gave up during its outage: the
+ * longest a webhook can be retried before it gives up (the schedule, then every paused attempt),
+ * 48 hours and five minutes by default. Older failures stay failed; a replay still sends them.
+ */
+export function requeueWindowMs(policy: WebhookRetryPolicy): number {
+  const schedule = policy.schedule.reduce((total, delay) => total + delay, 0);
+  return schedule + policy.health.pausedAttempts * policy.health.pausedRetryMs;
+}
+
+/**
+ * Whether a failed delivery counts against a paused endpoint (reference §3.3: paused endpoints are
+ * retried every 2 h, 24 tries over 48 h, and disabled past 50 failures). At most one failure counts
+ * per paused interval, the first one at least `pausedRetryMs` after the last counted one
+ * (`lastCountedAt`: when the endpoint was paused or last counted), so an endpoint is disabled only
+ * after about two days of failed retries, never because many webhooks were queued for it when it
+ * went down. Enabled endpoints count every failure.
+ */
+export function countsAgainstPaused(lastCountedAt: Date, at: Date, health: EndpointHealthPolicy): boolean {
+  return at.getTime() >= lastCountedAt.getTime() + health.pausedRetryMs;
+}
+
 /** `last_error` as the service writes it: `404 Resource Not Found (retry 5 of 5)`. */
 export function deliveryErrorText(error: string, attempt: number, of: number): string {
   return `${error} (retry ${attempt} of ${Math.max(of, attempt)})`;

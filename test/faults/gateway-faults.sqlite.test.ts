@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { gatewayFaultsSuite } from './gateway-faults.suite.js';
+
+gatewayFaultsSuite(sqliteHarness);

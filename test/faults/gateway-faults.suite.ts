@@ -1,0 +1,606 @@
+import {
+  type BillingEngine,
+  BillingError,
+  createBillingEngine,
+  createTestGateway,
+  ManualClock,
+  type Storage,
+  type TestGateway,
+} from 'billing-engine';
+import { createMemoryStorage } from 'billing-engine/adapters/memory';
+import type { StorageHarness } from 'billing-engine/testing';
+import { describe, expect, it } from 'vitest';
+import { balanceDelta } from '../../src/domain/ledger/balance-delta.js';
+import type { OutboxEventRecord, PaymentAttemptRecord, TransactionRecord } from '../../src/ports/storage.js';
+import type { GatewayFaults } from '../../src/test-gateway.js';
+
+// ---------------------------------------------------------------------------------------------
+// The book: 30 monthly subscriptions (a third on a trial with seats, coupons on some), one-time
+// charges made by a merchant script, two customers whose cards start declining, billed for six
+// months on a manual clock. The same script runs twice: once without faults on the memory
+// adapter (the control), once with faults on the storage under test.
+
+const START = Date.parse('2026-01-05T14:00:00Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The clock advances this much between two `runDue` calls. */
+const STEP = 6 * HOUR;
+/** Faults stop here (about six months in), then the book runs on until everything settled. */
+const FAULTS_END = START + 182 * DAY;
+const END = FAULTS_END + 14 * DAY;
+const BOOK_SIZE = 30;
+const SIGNUPS_PER_DAY = 3;
+const VISA = { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2035 };
+const DUNNING = { retryCount: 3, retryIntervalHours: 24, finalAction: 'canceled' as const };
+
+/** A quarter of the renewal, dunning and one-time charge calls fail, half of those with a lost answer. */
+export const FAULTS: GatewayFaults = {
+  seed: 20_260_105,
+  errorRate: 0.13,
+  unknownRate: 0.12,
+  unknownChargedRate: 0.5,
+  lookupFailureRate: 0.3,
+  keyPrefixes: ['renewal:', 'dunning:', 'charge:'],
+};
+
+/** Which book entries get what. */
+const isTeam = (i: number) => i % 3 === 0;
+const productOf = (i: number) => (isTeam(i) ? 'team' : i % 3 === 1 ? 'basic' : 'pro');
+const couponOf = (i: number) => (i % 4 === 0 ? 'LAUNCH' : i % 7 === 3 ? 'WELCOME' : undefined);
+/** Entry 7: its second renewal and first dunning retry are declined (past due, then cured). */
+const DECLINED_ONCE = 7;
+/** Entry 13: its card declines from the third renewal on; dunning exhausts and cancels it. */
+const DECLINED_FOR_GOOD = 13;
+/** Days (after START) on which the merchant makes one-time charges, and to whom. */
+const CHARGE_DAYS = Array.from({ length: 12 }, (_, n) => 12 + 14 * n);
+const chargesOn = (day: number, i: number) => (i + day) % 3 === 0;
+
+/** A one-time charge the merchant script means to collect exactly once. */
+interface Intent {
+  readonly entry: number;
+  readonly memo: string;
+  readonly amountInCents: number;
+  state: 'open' | 'waiting' | 'done' | 'refused';
+  /** Failed payments already seen for it (each left an `info` line). */
+  failures: number;
+  /** `charge` calls the script made for it. */
+  calls: number;
+}
+
+/** Everything a run leaves behind for the checks. */
+interface BookRun {
+  readonly engine: BillingEngine;
+  readonly storage: Storage;
+  readonly gateway: TestGateway;
+  readonly siteId: number;
+  /** Subscription id of each book entry. */
+  readonly ids: readonly number[];
+  readonly intents: readonly Intent[];
+  /** Gateway calls made while the faults were on. */
+  readonly callsWithFaults: number;
+  readonly merchant: { pendingAnswers: number; immediateFailures: number; reconciledFailures: number };
+}
+
+async function runBook(storage: Storage, faults: GatewayFaults | undefined): Promise<BookRun> {
+  const clock = new ManualClock(START);
+  // Created with the faults (which also records every call), so they apply from the first charge.
+  const gateway = createTestGateway(faults === undefined ? {} : { faults });
+  const engine = createBillingEngine({ storage, clock, gateway });
+  const { site } = await engine.sites.create({
+    subdomain: 'faults',
+    currency: 'USD',
+    timeZone: 'America/New_York',
+    settings: { dunning: DUNNING },
+  });
+  const acme = engine.site('faults');
+  const family = await acme.catalog.createFamily({ name: 'Plans' });
+  const monthly = { interval: 1, intervalUnit: 'month' as const };
+  await acme.catalog.createProduct(family.id, { name: 'Basic', handle: 'basic', priceInCents: 1900, ...monthly });
+  await acme.catalog.createProduct(family.id, { name: 'Pro', handle: 'pro', priceInCents: 4900, ...monthly });
+  await acme.catalog.createProduct(family.id, {
+    name: 'Team',
+    handle: 'team',
+    priceInCents: 9900,
+    ...monthly,
+    trialInterval: 14,
+    trialIntervalUnit: 'day',
+    trialPriceInCents: 0,
+  });
+  const seats = await acme.components.create(family.id, {
+    kind: 'quantity_based_component',
+    name: 'Seats',
+    unitName: 'seat',
+    pricingScheme: 'per_unit',
+    unitPrice: '4.00',
+  });
+  await acme.coupons.create({
+    name: 'Launch',
+    code: 'LAUNCH',
+    percentage: '15',
+    recurring: true,
+    durationPeriodCount: 3,
+    productFamilyId: family.id,
+  });
+  await acme.coupons.create({ name: 'Welcome', code: 'WELCOME', amountInCents: 500, productFamilyId: family.id });
+
+  const ids: number[] = [];
+  const intents: Intent[] = [];
+  const merchant = { pendingAnswers: 0, immediateFailures: 0, reconciledFailures: 0 };
+  let callsWithFaults = 0;
+
+  /** The merchant's side of one-time charges: retry a failed one, wait for a lost answer, never pay twice. */
+  const chase = async () => {
+    for (const intent of intents) {
+      if (intent.state === 'waiting') {
+        const lines = await acme.subscriptions.transactions(ids[intent.entry]!);
+        if (lines.some((l) => l.type === 'charge' && l.kind === 'one_time' && l.memo === intent.memo)) {
+          intent.state = 'done';
+          continue;
+        }
+        const failures = lines.filter((l) => l.type === 'info' && l.memo.endsWith(`(${intent.memo})`)).length;
+        if (failures === intent.failures) continue; // still unresolved: keep waiting
+        merchant.reconciledFailures += failures - intent.failures;
+        intent.failures = failures;
+        intent.state = 'open';
+      }
+      if (intent.state !== 'open') continue;
+      intent.calls += 1;
+      try {
+        await acme.ledger.charge(ids[intent.entry]!, { amountInCents: intent.amountInCents, memo: intent.memo });
+        intent.state = 'done';
+      } catch (error) {
+        if (!(error instanceof BillingError)) throw error;
+        if (error.code === 'validation') {
+          // Dunning canceled the subscription before the charge: the engine refuses it, nothing is owed.
+          intent.state = 'refused';
+        } else if (error.code === 'gateway_error' && error.data?.pending === true) {
+          // The answer was lost: the engine reconciles it by key; charging again could take the money twice.
+          merchant.pendingAnswers += 1;
+          intent.state = 'waiting';
+        } else if (error.code === 'gateway_error') {
+          merchant.immediateFailures += 1;
+          intent.failures += 1;
+        } else {
+          throw error;
+        }
+      }
+    }
+  };
+
+  let day = -1;
+  for (let at = START; at <= END; at += STEP) {
+    clock.set(at);
+    const today = Math.floor((at - START) / DAY);
+    if (today !== day) {
+      day = today;
+      // Signups: three a day for the first ten days, at the step's instant.
+      for (let n = 0; n < SIGNUPS_PER_DAY && ids.length < BOOK_SIZE; n++) {
+        const i = ids.length;
+        const coupon = couponOf(i);
+        const created = await acme.subscriptions.create({
+          productHandle: productOf(i),
+          customer: { firstName: 'Book', lastName: `Entry ${i}`, email: `entry${i}@example.com`, reference: `e${i}` },
+          creditCard: VISA,
+          ...(coupon === undefined ? {} : { couponCode: coupon }),
+          ...(isTeam(i) ? { components: [{ componentId: seats.component.id, allocatedQuantity: 1 + (i % 5) }] } : {}),
+        });
+        const id = created.subscription.id;
+        ids.push(id);
+        if (i === DECLINED_ONCE) {
+          gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${id}:2` });
+          gateway.injectFailure({ outcome: 'declined', keyPrefix: `dunning:${id}:2:1` });
+        }
+        if (i === DECLINED_FOR_GOOD) {
+          gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${id}:3` });
+          gateway.injectFailure({ outcome: 'declined', keyPrefix: `dunning:${id}:3:`, times: DUNNING.retryCount });
+        }
+      }
+      if (CHARGE_DAYS.includes(day)) {
+        for (let i = 0; i < BOOK_SIZE; i++) {
+          if (!chargesOn(day, i)) continue;
+          intents.push({
+            entry: i,
+            memo: `Onboarding day ${day} entry ${i}`,
+            amountInCents: 1000 + 37 * i + day,
+            state: 'open',
+            failures: 0,
+            calls: 0,
+          });
+        }
+      }
+    }
+    await engine.runDue();
+    await chase();
+    if (faults && at >= FAULTS_END && callsWithFaults === 0) {
+      callsWithFaults = gateway.calls.length;
+      gateway.setFaults(undefined);
+    }
+  }
+  return { engine, storage, gateway, siteId: site.id, ids, intents, callsWithFaults, merchant };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a run through the storage port.
+
+interface SubscriptionFacts {
+  readonly id: number;
+  readonly state: string;
+  readonly periodIndex: number;
+  readonly canceledAt: Date | null;
+  readonly signupPaymentId: number | null;
+  readonly balance: number;
+  readonly lines: readonly TransactionRecord[];
+  /** Attempts by idempotency key, for renewal and dunning keys of this subscription. */
+  readonly attempts: ReadonlyMap<string, PaymentAttemptRecord>;
+  readonly events: readonly OutboxEventRecord[];
+}
+
+async function facts(run: BookRun): Promise<SubscriptionFacts[]> {
+  return run.storage.transaction(async (tx) => {
+    const events: OutboxEventRecord[] = [];
+    for (let after = 0; ; ) {
+      const page = await tx.outbox.listAfter(run.siteId, after, 500);
+      events.push(...page);
+      if (page.length < 500) break;
+      after = page.at(-1)!.id;
+    }
+    const out: SubscriptionFacts[] = [];
+    for (const id of run.ids) {
+      const subscription = (await tx.subscriptions.findById(run.siteId, id))!;
+      const attempts = new Map<string, PaymentAttemptRecord>();
+      // Renewal keys name the period, dunning keys the period and the retry: enumerate them all.
+      for (let k = 0; k <= subscription.periodIndex + 1; k++) {
+        for (const key of [
+          `renewal:${id}:${k}`,
+          ...Array.from({ length: DUNNING.retryCount + 1 }, (_, n) => `dunning:${id}:${k}:${n + 1}`),
+        ]) {
+          const attempt = await tx.payments.findByKey(run.siteId, key);
+          if (attempt) attempts.set(key, attempt);
+        }
+      }
+      out.push({
+        id,
+        state: subscription.state,
+        periodIndex: subscription.periodIndex,
+        canceledAt: subscription.canceledAt,
+        signupPaymentId: subscription.signupPaymentId,
+        balance: await tx.ledger.balance(run.siteId, id),
+        lines: await tx.ledger.listForSubscription(run.siteId, id),
+        attempts,
+        events: events.filter((e) => e.subjectType === 'subscription' && e.subjectId === id),
+      });
+    }
+    return out;
+  });
+}
+
+/** The subscription a gateway key charges for (signup keys name none). */
+function subscriptionOfKey(key: string): number | undefined {
+  const match = /^(?:renewal|dunning|charge):(\d+):/.exec(key);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Lines that a renewal or signup assessed (charges and coupon adjustments of a period), comparable across runs. */
+function periodLines(lines: readonly TransactionRecord[], upTo: number): string[] {
+  return lines
+    .filter((l) => (l.type === 'charge' || l.type === 'adjustment') && l.periodIndex !== null && l.periodIndex <= upTo)
+    .map((l) => `${l.periodIndex}|${l.type}|${l.kind}|${l.componentId === null ? '' : 'c'}|${l.amountInCents}`)
+    .sort();
+}
+
+/**
+ * The state path the engine's rules give a subscription, from its payment attempts: a trial ends
+ * active at its first renewal; a declined renewal makes it past due and an erroring one a soft
+ * failure; a dunning retry that collects makes it active again; when the last of `retryCount`
+ * retries fails, dunning cancels it. Checks along the way that each retry exists, comes
+ * `retryIntervalHours` after the failure before it, and that nothing is tried after a success.
+ */
+function expectedPath(f: SubscriptionFacts, trial: boolean): { path: string[]; exhaustedAt: number | undefined } {
+  const path: string[] = [trial ? 'trialing' : 'active'];
+  const attempt = (key: string) => f.attempts.get(key);
+  // A trial's end is period 0's renewal (the trial re-anchors the subscription); others renew from 1.
+  for (let k = trial ? 0 : 1; k <= f.periodIndex; k++) {
+    if (path.at(-1) === 'trialing') path.push('active');
+    const renewal = attempt(`renewal:${f.id}:${k}`);
+    expect(renewal, `renewal ${k} of ${f.id}`).toBeDefined();
+    if (renewal!.status === 'succeeded') {
+      expect(attempt(`dunning:${f.id}:${k}:1`), `no dunning after paid renewal ${k} of ${f.id}`).toBeUndefined();
+      continue;
+    }
+    path.push(renewal!.status === 'declined' ? 'past_due' : 'soft_failure');
+    let before = renewal!;
+    for (let n = 1; n <= DUNNING.retryCount; n++) {
+      const retry = attempt(`dunning:${f.id}:${k}:${n}`);
+      expect(retry, `dunning ${k}:${n} of ${f.id}`).toBeDefined();
+      expect(retry!.createdAt.getTime(), `dunning ${k}:${n} of ${f.id} is due a day after the failure`).toBe(
+        before.updatedAt.getTime() + DUNNING.retryIntervalHours * HOUR,
+      );
+      if (retry!.status === 'succeeded') {
+        path.push('active');
+        expect(attempt(`dunning:${f.id}:${k}:${n + 1}`)).toBeUndefined();
+        break;
+      }
+      before = retry!;
+      if (n === DUNNING.retryCount) {
+        path.push('cancelled');
+        expect(f.canceledAt?.getTime(), `dunning cancels ${f.id} at its last failed retry`).toBe(
+          retry!.updatedAt.getTime(),
+        );
+        return { path, exhaustedAt: k };
+      }
+    }
+  }
+  return { path, exhaustedAt: undefined };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** A book billed for six months through a gateway that fails a quarter of its calls, on one adapter. */
+export function gatewayFaultsSuite(harness: StorageHarness): void {
+  describe(`gateway faults (${harness.name})`, () => {
+    it('bills every period once, takes no money twice and records every lost answer exactly once', async () => {
+      const control = await runBook(createMemoryStorage(), undefined);
+      const storage = await harness.create();
+      try {
+        const run = await runBook(storage, FAULTS);
+        const gateway = run.gateway;
+        const [faulted, expected] = [await facts(run), await facts(control)];
+
+        // The faults really happened, in the proportion asked, on every path worth testing.
+        const faults = gateway.faults;
+        const errors = faults.filter((f) => f.outcome === 'error');
+        const unknown = faults.filter((f) => f.outcome === 'unknown');
+        const lookups = faults.filter((f) => f.outcome === 'lookup');
+        const failedCalls = errors.length + unknown.length;
+        const faultable = gateway.calls
+          .slice(0, run.callsWithFaults)
+          .filter((c) => FAULTS.keyPrefixes!.some((p) => c.idempotencyKey.startsWith(p)));
+        const share = failedCalls / faultable.length;
+        const kinds = (list: typeof faults, prefix: string, charged?: boolean) =>
+          list.filter((f) => f.idempotencyKey.startsWith(prefix) && (charged === undefined || f.charged === charged))
+            .length;
+        const figures = {
+          chargeCalls: gateway.chargeCalls,
+          callsWhileFaulty: faultable.length,
+          failed: failedCalls,
+          errors: errors.length,
+          unknownCharged: unknown.filter((f) => f.charged).length,
+          unknownNotCharged: unknown.filter((f) => !f.charged).length,
+          lookupFailures: lookups.length,
+          oneTime: {
+            intents: run.intents.length,
+            calls: run.intents.reduce((n, i) => n + i.calls, 0),
+            ...run.merchant,
+            unknownCharged: kinds(unknown, 'charge:', true),
+            unknownNotCharged: kinds(unknown, 'charge:', false),
+          },
+          renewalUnknown: kinds(unknown, 'renewal:'),
+          dunningUnknown: kinds(unknown, 'dunning:'),
+        };
+        console.log(`[gateway faults ${harness.name}] ${JSON.stringify(figures)}`);
+        expect(share).toBeGreaterThan(0.15);
+        expect(share).toBeLessThan(0.35);
+        for (const prefix of ['renewal:', 'charge:']) {
+          expect(kinds(errors, prefix), `errors on ${prefix}`).toBeGreaterThan(0);
+          expect(kinds(unknown, prefix, true), `lost answers that took money on ${prefix}`).toBeGreaterThan(0);
+          expect(kinds(unknown, prefix, false), `lost answers that took nothing on ${prefix}`).toBeGreaterThan(0);
+        }
+        expect(kinds(lookups, 'charge:'), 'lookups without an answer on one-time charges').toBeGreaterThan(0);
+        expect(kinds(lookups, 'renewal:'), 'lookups without an answer on renewals').toBeGreaterThan(0);
+        expect(run.merchant.pendingAnswers, 'one-time charges whose answer stayed unknown').toBeGreaterThan(0);
+        expect(run.merchant.reconciledFailures, 'one-time charges reconciled as failed').toBeGreaterThan(0);
+
+        // No attempt is left open, and each attempt says what the gateway did with its key.
+        const unresolved = await storage.transaction((tx) => tx.payments.listUnresolved(new Date(END + DAY), 1000));
+        expect(unresolved).toEqual([]);
+        const keys = new Set(gateway.calls.map((c) => c.idempotencyKey));
+        const allLines = faulted.flatMap((f) => f.lines);
+        const paymentsByGatewayId = new Map<string, TransactionRecord[]>();
+        for (const line of allLines) {
+          if (line.type !== 'payment' || line.gatewayTransactionId === null) continue;
+          paymentsByGatewayId.set(line.gatewayTransactionId, [
+            ...(paymentsByGatewayId.get(line.gatewayTransactionId) ?? []),
+            line,
+          ]);
+        }
+        for (const key of keys) {
+          const tookMoney = gateway.calls.filter((c) => c.idempotencyKey === key && c.tookMoney).length;
+          expect(tookMoney, `money taken for ${key}`).toBeLessThanOrEqual(1);
+          const attempt = await storage.transaction((tx) => tx.payments.findByKey(run.siteId, key));
+          expect(attempt, key).toBeDefined();
+          const charge = gateway.charges.get(key);
+          if (charge === undefined) {
+            expect(['failed', 'declined'], `${key} took nothing`).toContain(attempt!.status);
+            expect(attempt!.gatewayTransactionId).toBeNull();
+            continue;
+          }
+          expect(attempt).toMatchObject({
+            status: 'succeeded',
+            gatewayTransactionId: charge.transactionId,
+            amountInCents: charge.amountInCents,
+          });
+          const recorded = paymentsByGatewayId.get(charge.transactionId) ?? [];
+          expect(recorded, `payment lines for ${key}`).toHaveLength(1);
+          expect(recorded[0]).toMatchObject({ id: attempt!.transactionId, amountInCents: charge.amountInCents });
+          const owner = subscriptionOfKey(key);
+          if (owner !== undefined) expect(recorded[0]!.subscriptionId).toBe(owner);
+        }
+        // Every gateway payment in the ledger is money the gateway took (none invented).
+        expect(paymentsByGatewayId.size).toBe(gateway.charges.size);
+
+        /** How often each state appears in the book's state paths: how much dunning the faults caused. */
+        const dunning: Record<string, number> = {};
+        const exhausted: string[] = [];
+        for (let i = 0; i < BOOK_SIZE; i++) {
+          const f = faulted[i]!;
+          const c = expected[i]!;
+          const label = `entry ${i} (subscription ${f.id})`;
+
+          // The balance is the sum of the lines, and the last line's ending balance.
+          const sum = f.lines.reduce((total, l) => total + balanceDelta(l.type, l.amountInCents), 0);
+          expect(f.balance, label).toBe(sum);
+          expect(f.lines.at(-1)!.endingBalanceInCents, label).toBe(sum);
+
+          // Exactly one baseline charge per period, from period 0 (the signup, or a trial's end) to the current one.
+          const baselines = f.lines
+            .filter((l) => l.type === 'charge' && l.kind === 'baseline')
+            .map((l) => l.periodIndex);
+          expect(baselines, label).toEqual(Array.from({ length: f.periodIndex + 1 }, (_, n) => n));
+
+          // Dunning and declines follow the rules, judged from the attempts; one renewal event per period.
+          const { path, exhaustedAt } = expectedPath(f, isTeam(i));
+          for (const state of path) dunning[state] = (dunning[state] ?? 0) + 1;
+          if (exhaustedAt !== undefined) exhausted.push(`entry ${i} at period ${exhaustedAt}`);
+          const changes = f.events.filter((e) => e.key === 'subscription_state_change');
+          const actual = [
+            isTeam(i) ? 'trialing' : 'active',
+            ...changes.map((e) => (e.payload.subscription as { state: string }).state),
+          ];
+          expect(actual, label).toEqual(path);
+          expect(f.state, label).toBe(path.at(-1));
+          const renewalEvents = f.events.filter((e) => e.key === 'renewal_success' || e.key === 'renewal_failure');
+          const failedRenewals = [...f.attempts]
+            .filter(([key, a]) => key.startsWith('renewal:') && a.status !== 'succeeded')
+            .map(([key]) => key);
+          expect(
+            renewalEvents.filter((e) => e.key === 'renewal_failure'),
+            label,
+          ).toHaveLength(failedRenewals.length);
+          expect(renewalEvents, label).toHaveLength(isTeam(i) ? f.periodIndex + 1 : f.periodIndex);
+
+          // Faults change nothing about what each period costs: the same lines as the control run.
+          if (exhaustedAt === undefined) {
+            expect(f.periodIndex, label).toBe(c.periodIndex);
+          } else {
+            expect(f.periodIndex, label).toBeLessThanOrEqual(c.periodIndex);
+          }
+          expect(periodLines(f.lines, f.periodIndex), label).toEqual(periodLines(c.lines, f.periodIndex));
+
+          // Money: what the gateway took for this subscription is what the ledger records as paid,
+          // which is what was charged less what is still owed.
+          const ledgerPaid = f.lines
+            .filter((l) => l.type === 'payment' && l.gatewayTransactionId !== null)
+            .reduce((n, l) => n + l.amountInCents, 0);
+          const signupLine = f.lines.find((l) => l.id === f.signupPaymentId);
+          const gatewayTook =
+            [...gateway.charges]
+              .filter(([key]) => subscriptionOfKey(key) === f.id)
+              .reduce((n, [, charge]) => n + charge.amountInCents, 0) + (signupLine?.amountInCents ?? 0);
+          expect(ledgerPaid, label).toBe(gatewayTook);
+          const owed = f.lines
+            .filter((l) => l.type === 'charge' || l.type === 'adjustment' || l.type === 'credit')
+            .reduce((n, l) => n + l.amountInCents, 0);
+          expect(gatewayTook, label).toBe(owed - f.balance);
+          if (f.state !== 'cancelled') expect(f.balance, label).toBe(0);
+
+          // One-time charges: each the merchant meant is charged and paid exactly once; the
+          // gateway took exactly their sum for this subscription's charge keys.
+          // The engine refuses a charge only on a subscription that dunning canceled.
+          if (run.intents.some((n) => n.entry === i && n.state === 'refused')) expect(f.state, label).toBe('cancelled');
+          const intents = run.intents.filter((n) => n.entry === i && n.state !== 'refused');
+          for (const intent of intents) {
+            expect(intent.state, intent.memo).toBe('done');
+            expect(f.lines.filter((l) => l.type === 'charge' && l.memo === intent.memo)).toHaveLength(1);
+            const paid = f.lines.filter((l) => l.type === 'payment' && l.memo === `Payment for: ${intent.memo}`);
+            expect(
+              paid.map((l) => l.amountInCents),
+              intent.memo,
+            ).toEqual([intent.amountInCents]);
+            expect(f.lines.filter((l) => l.type === 'info' && l.memo.endsWith(`(${intent.memo})`))).toHaveLength(
+              intent.failures,
+            );
+          }
+          const tookForCharges = [...gateway.charges]
+            .filter(([key]) => key.startsWith(`charge:${f.id}:`))
+            .reduce((n, [, charge]) => n + charge.amountInCents, 0);
+          expect(tookForCharges, label).toBe(intents.reduce((n, intent) => n + intent.amountInCents, 0));
+          if (exhaustedAt === undefined && c.state !== 'cancelled') {
+            // Same money as without faults, to the cent.
+            const controlTook =
+              [...control.gateway.charges]
+                .filter(([key]) => subscriptionOfKey(key) === c.id)
+                .reduce((n, [, charge]) => n + charge.amountInCents, 0) +
+              (c.lines.find((l) => l.id === c.signupPaymentId)?.amountInCents ?? 0);
+            expect(gatewayTook, label).toBe(controlTook);
+          }
+        }
+
+        console.log(
+          `[gateway faults ${harness.name}] state paths ${JSON.stringify(dunning)}; dunning canceled ${exhausted}`,
+        );
+        // Errors sent renewals into soft failure, and dunning brought them back.
+        expect(dunning.soft_failure ?? 0).toBeGreaterThan(1);
+        expect(dunning.past_due).toBeGreaterThanOrEqual(2);
+
+        // The two declining customers: one cured by dunning, one canceled by it, as in the control.
+        expect(expected[DECLINED_ONCE]!.state).toBe('active');
+        expect(expected[DECLINED_FOR_GOOD]!.state).toBe('cancelled');
+        expect(expected[DECLINED_FOR_GOOD]!.periodIndex).toBe(3);
+        expect(faulted[DECLINED_FOR_GOOD]!.state).toBe('cancelled');
+        expect(faulted[DECLINED_ONCE]!.attempts.get(`renewal:${faulted[DECLINED_ONCE]!.id}:2`)?.status).toBe(
+          'declined',
+        );
+      } finally {
+        await (harness.destroy ? harness.destroy(storage) : storage.close());
+        await control.storage.close();
+      }
+    }, 120_000);
+
+    // Signups are left out of FAULTS.keyPrefixes because of this: a signup whose answer was lost is
+    // marked `unknown` and never looked at again (no lookup, no reconciliation row), so money the
+    // gateway took is neither recorded nor refunded, and the merchant's retry charges a second key.
+    // `it.fails` keeps the bug visible: this turns red once the engine reconciles signups, and the
+    // marker must then go. (Migrations, src/services/migration-service.ts, do the same.)
+    it.fails('KNOWN BUG: a signup whose answer was lost is reconciled by key, never charged twice', async () => {
+      console.log(
+        `[gateway faults ${harness.name}] known bug: signups with a lost answer are not reconciled (expected to fail)`,
+      );
+      const storage = await harness.create();
+      try {
+        const clock = new ManualClock(START);
+        const gateway = createTestGateway();
+        const engine = createBillingEngine({ storage, clock, gateway });
+        await engine.sites.create({ subdomain: 'signup', currency: 'USD' });
+        const site = engine.site('signup');
+        const family = await site.catalog.createFamily({ name: 'Plans' });
+        await site.catalog.createProduct(family.id, {
+          name: 'Basic',
+          handle: 'basic',
+          priceInCents: 1900,
+          interval: 1,
+          intervalUnit: 'month',
+        });
+        gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'signup:', charged: true });
+        const input = {
+          productHandle: 'basic',
+          customer: { firstName: 'Lost', lastName: 'Answer', email: 'lost@example.com' },
+          creditCard: VISA,
+        };
+        try {
+          await site.subscriptions.create(input);
+        } catch (error) {
+          // The merchant was told the gateway failed, so it tries again, as any client would.
+          if (!(error instanceof BillingError) || error.code !== 'gateway_error') throw error;
+          await site.subscriptions.create(input);
+        }
+        for (let hour = 1; hour <= 48; hour++) {
+          clock.advance({ hours: 1 });
+          await engine.runDue();
+        }
+        const unresolved = await storage.transaction((tx) => tx.payments.listUnresolved(clock.now(), 100));
+        expect(unresolved).toEqual([]);
+        const taken = [...gateway.charges]
+          .filter(([key]) => key.startsWith('signup:'))
+          .reduce((n, [, c]) => n + c.amountInCents - (gateway.refunds.get(c.transactionId) ?? 0), 0);
+        const recorded = (await site.ledger.transactions({ types: ['payment'], perPage: 200 })).reduce(
+          (n, l) => n + l.amountInCents,
+          0,
+        );
+        expect(taken).toBe(recorded);
+        expect(taken).toBe(1900);
+      } finally {
+        await (harness.destroy ? harness.destroy(storage) : storage.close());
+      }
+    });
+  });
+}

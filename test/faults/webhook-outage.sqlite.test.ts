@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { webhookOutageSuite } from './webhook-outage.suite.js';
+
+webhookOutageSuite(sqliteHarness);
