@@ -77,6 +77,7 @@ const COUPONS = ['create', 'update', 'archive', 'get', 'findByCode', 'list', 'va
 const METAFIELDS = [
   'createFields',
   'updateField',
+  'updateFields',
   'deleteField',
   'listFields',
   'setMetadata',
@@ -88,6 +89,7 @@ const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete'] as const;
 const SUBSCRIPTIONS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
 const LIFECYCLE = [
   'changeBillingDate',
+  'update',
   'cancel',
   'cancelAtEndOfPeriod',
   'undoCancelAtEndOfPeriod',

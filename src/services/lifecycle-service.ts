@@ -1,15 +1,19 @@
 import { LIVE_STATES, resumeCanceled, transition } from '../domain/subscription/state-machine.js';
 import { addInterval, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
-import type { SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import type { AddressFields, SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { changeProductInCommand, type ProductChangeInput } from './migration-service.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import type { RenewalService } from './renewal-service.js';
 import { loadSite } from './site-service.js';
 import {
+  type CreditCardInput,
   line,
   loadSubscription,
   loadView,
+  prepareNewCard,
+  replaceCardInCommand,
   type SubscriptionDeps,
   type SubscriptionView,
 } from './subscription-service.js';
@@ -24,6 +28,13 @@ export interface CancelInput {
   readonly cancelAtEndOfPeriod?: boolean;
   readonly cancellationMethod?: CancellationMethod;
   readonly reasonCode?: string | null;
+}
+
+/** Input of {@link LifecycleService.update}: any of the three, applied in this order. */
+export interface SubscriptionUpdateInput {
+  readonly creditCard?: CreditCardInput & { billingAddress?: Partial<AddressFields> };
+  readonly productChange?: ProductChangeInput | { delayed: true; productId: null };
+  readonly nextBillingAt?: Date | string;
 }
 
 /** Input of {@link LifecycleService.reactivate}. */
@@ -227,37 +238,34 @@ export class LifecycleService {
   async changeBillingDate(subdomain: string, id: number, nextBillingAt: Date | string): Promise<SubscriptionView> {
     let runNow = false;
     const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
-      const at = parseInstant(nextBillingAt, site.timeZone, 'Next billing at');
-      if (!LIVE_STATES.includes(subscription.state)) {
-        throw new BillingError(
-          'invalid_transition',
-          `The billing date of a subscription that is ${subscription.state} cannot be changed.`,
-        );
+      runNow = (await changeBillingDateInCommand(ctx, site, subscription, nextBillingAt)).runNow;
+    });
+    if (!runNow) return view;
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
+  /**
+   * Several changes to a subscription in one command (`PUT /subscriptions/{id}.json`): a new card,
+   * then a product change, then a billing date, in that order (a billing date in the past is
+   * charged to the new card, for the new product). The card is checked and tokenized first; then
+   * everything is written in one transaction, so if any change is refused none is kept.
+   */
+  async update(subdomain: string, id: number, change: SubscriptionUpdateInput): Promise<SubscriptionView> {
+    const newCard =
+      change.creditCard === undefined
+        ? undefined
+        : await prepareNewCard(this.#deps.gateway, await this.#get(subdomain, id), change.creditCard);
+    let runNow = false;
+    const view = await this.#command(subdomain, id, async (ctx, site, loaded) => {
+      let subscription = loaded;
+      if (newCard !== undefined) subscription = await replaceCardInCommand(ctx, site, subscription, newCard);
+      if (change.productChange !== undefined) {
+        subscription = await changeProductInCommand(ctx, site, subscription, change.productChange);
       }
-      const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
-      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['renewal'], ctx.now);
-      const moved = await update(ctx, site, subscription, {
-        periodAnchorAt: when,
-        currentPeriodEndsAt: when,
-        nextAssessmentAt: when,
-        trialEndedAt: subscription.state === 'trialing' ? when : subscription.trialEndedAt,
-        data: { ...subscription.data, anchorIndex: subscription.periodIndex + 1 },
-      });
-      await scheduleRenewalAt(ctx, moved, when);
-      ctx.record({
-        siteId: site.id,
-        key: 'billing_date_change',
-        subjectType: 'subscription',
-        subjectId: subscription.id,
-        payload: {
-          subscription: {
-            id: subscription.id,
-            previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null,
-            next_billing_date: when.toISOString(),
-          },
-        },
-      });
-      runNow = when.getTime() <= ctx.now.getTime();
+      if (change.nextBillingAt !== undefined) {
+        runNow = (await changeBillingDateInCommand(ctx, site, subscription, change.nextBillingAt)).runNow;
+      }
     });
     if (!runNow) return view;
     await this.#renewals.runDueFor(view.subscription.siteId, id);
@@ -368,4 +376,48 @@ export async function settleIfPaid(ctx: CommandContext, siteId: number, subscrip
   if (!site) return;
   await update(ctx, site, subscription, { state: transition(subscription.state, 'balance_settled') });
   await ctx.tx.dueWork.cancelFor(siteId, subscriptionId, ['dunning_retry'], ctx.now);
+}
+
+/**
+ * Moves the next billing date inside a command (a past or immediate time bills now; while trialing
+ * it moves the trial end) and records `billing_date_change`. `runNow`: the renewal is due at once,
+ * to be run after the commit.
+ */
+export async function changeBillingDateInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  nextBillingAt: Date | string,
+): Promise<{ subscription: SubscriptionRecord; runNow: boolean }> {
+  const at = parseInstant(nextBillingAt, site.timeZone, 'Next billing at');
+  if (!LIVE_STATES.includes(subscription.state)) {
+    throw new BillingError(
+      'invalid_transition',
+      `The billing date of a subscription that is ${subscription.state} cannot be changed.`,
+    );
+  }
+  const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
+  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['renewal'], ctx.now);
+  const moved = await update(ctx, site, subscription, {
+    periodAnchorAt: when,
+    currentPeriodEndsAt: when,
+    nextAssessmentAt: when,
+    trialEndedAt: subscription.state === 'trialing' ? when : subscription.trialEndedAt,
+    data: { ...subscription.data, anchorIndex: subscription.periodIndex + 1 },
+  });
+  await scheduleRenewalAt(ctx, moved, when);
+  ctx.record({
+    siteId: site.id,
+    key: 'billing_date_change',
+    subjectType: 'subscription',
+    subjectId: subscription.id,
+    payload: {
+      subscription: {
+        id: subscription.id,
+        previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null,
+        next_billing_date: when.toISOString(),
+      },
+    },
+  });
+  return { subscription: moved, runNow: when.getTime() <= ctx.now.getTime() };
 }

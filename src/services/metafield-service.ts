@@ -100,18 +100,35 @@ export class MetafieldService {
     name: string,
     input: MetafieldInput,
   ): Promise<MetafieldRecord> {
+    const [updated] = await this.updateFields(subdomain, resourceType, [{ name, input }]);
+    return updated!;
+  }
+
+  /**
+   * Updates several fields in one command (`PUT /{resource}/metafields.json` with a list): each is
+   * applied in turn, so a later one sees the names the earlier ones gave; if any fails, none is kept.
+   */
+  async updateFields(
+    subdomain: string,
+    resourceType: MetafieldResourceInput,
+    updates: readonly { readonly name: string; readonly input: MetafieldInput }[],
+  ): Promise<MetafieldRecord[]> {
     const resource = parseResource(resourceType);
     return runCommand(this.#deps, async ({ tx, now }) => {
       const site = await loadSite(tx, subdomain);
-      const current = await loadField(tx, site.id, resource, name);
-      const errors = new ValidationCollector();
-      const patch = fieldDefinition(input, current, errors);
-      errors.throwIfAny();
-      const updated = await mapNameConflict(
-        tx.metafields.updateField(site.id, current.id, { ...patch, updatedAt: now }),
-      );
-      if (!updated) throw metafieldMissing(name);
-      return updated;
+      const done: MetafieldRecord[] = [];
+      for (const { name, input } of updates) {
+        const current = await loadField(tx, site.id, resource, name);
+        const errors = new ValidationCollector();
+        const patch = fieldDefinition(input, current, errors);
+        errors.throwIfAny();
+        const updated = await mapNameConflict(
+          tx.metafields.updateField(site.id, current.id, { ...patch, updatedAt: now }),
+        );
+        if (!updated) throw metafieldMissing(name);
+        done.push(updated);
+      }
+      return done;
     });
   }
 

@@ -12,7 +12,7 @@ import type {
   StorageTransaction,
   SubscriptionRecord,
 } from '../ports/storage.js';
-import { runCommand } from './command-runner.js';
+import { type CommandContext, runCommand } from './command-runner.js';
 import { recordStateChange } from './lifecycle-service.js';
 import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
@@ -100,43 +100,7 @@ export class MigrationService {
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const subscription = await loadSubscription(ctx.tx, site.id, id);
-      if (!['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'].includes(subscription.state)) {
-        throw new BillingError(
-          'invalid_transition',
-          `The product of a subscription that is ${subscription.state} cannot be changed.`,
-        );
-      }
-      if (input.delayed && input.productId === null) {
-        const { nextProductId: _cleared, ...data } = subscription.data;
-        await this.#write(ctx.tx, subscription, { data, updatedAt: ctx.now });
-        return loadView(ctx.tx, site.id, id);
-      }
-      const target = await findTarget(ctx.tx, site.id, input as ProductChangeInput);
-      if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
-        throw invalid('Product: the subscription is already on this product.');
-      }
-      if (input.delayed) {
-        await this.#write(ctx.tx, subscription, {
-          data: { ...subscription.data, nextProductId: target.product.id },
-          updatedAt: ctx.now,
-        });
-        return loadView(ctx.tx, site.id, id);
-      }
-      await this.#write(ctx.tx, subscription, {
-        productId: target.product.id,
-        productVersion: target.version.version,
-        updatedAt: ctx.now,
-      });
-      ctx.record({
-        siteId: site.id,
-        key: 'subscription_product_change',
-        subjectType: 'subscription',
-        subjectId: id,
-        payload: {
-          previous_product: { id: subscription.productId },
-          subscription: { id, product: { id: target.product.id, handle: target.product.handle } },
-        },
-      });
+      await changeProductInCommand(ctx, site, subscription, input);
       return loadView(ctx.tx, site.id, id);
     });
   }
@@ -250,7 +214,7 @@ export class MigrationService {
                 data: { ...subscription.data, anchorIndex: newIndex },
               };
             })();
-      const moved = await this.#write(ctx.tx, subscription, {
+      const moved = await writeAtVersion(ctx.tx, subscription, {
         productId: plan.target.product.id,
         productVersion: plan.target.version.version,
         ...reset,
@@ -408,21 +372,72 @@ export class MigrationService {
       creditAppliedInCents,
     };
   }
+}
 
-  async #write(
-    tx: StorageTransaction,
-    subscription: SubscriptionRecord,
-    patch: Parameters<StorageTransaction['subscriptions']['updateAtVersion']>[3],
-  ): Promise<SubscriptionRecord> {
-    const moved = await tx.subscriptions.updateAtVersion(
-      subscription.siteId,
-      subscription.id,
-      subscription.version,
-      patch,
+async function writeAtVersion(
+  tx: StorageTransaction,
+  subscription: SubscriptionRecord,
+  patch: Parameters<StorageTransaction['subscriptions']['updateAtVersion']>[3],
+): Promise<SubscriptionRecord> {
+  const moved = await tx.subscriptions.updateAtVersion(
+    subscription.siteId,
+    subscription.id,
+    subscription.version,
+    patch,
+  );
+  if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+  return moved;
+}
+
+/**
+ * Changes a subscription's product without proration, inside a command: at once (a new product
+ * or version from the next renewal's price on, recording `subscription_product_change`), or
+ * delayed to the next renewal (`delayed`), or clears a delayed change (`productId: null`).
+ * Returns the subscription as written.
+ */
+export async function changeProductInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  input: ProductChangeInput | { delayed: true; productId: null },
+): Promise<SubscriptionRecord> {
+  const id = subscription.id;
+  if (!['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'].includes(subscription.state)) {
+    throw new BillingError(
+      'invalid_transition',
+      `The product of a subscription that is ${subscription.state} cannot be changed.`,
     );
-    if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
-    return moved;
   }
+  if (input.delayed && input.productId === null) {
+    const { nextProductId: _cleared, ...data } = subscription.data;
+    return writeAtVersion(ctx.tx, subscription, { data, updatedAt: ctx.now });
+  }
+  const target = await findTarget(ctx.tx, site.id, input as ProductChangeInput);
+  if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
+    throw invalid('Product: the subscription is already on this product.');
+  }
+  if (input.delayed) {
+    return writeAtVersion(ctx.tx, subscription, {
+      data: { ...subscription.data, nextProductId: target.product.id },
+      updatedAt: ctx.now,
+    });
+  }
+  const moved = await writeAtVersion(ctx.tx, subscription, {
+    productId: target.product.id,
+    productVersion: target.version.version,
+    updatedAt: ctx.now,
+  });
+  ctx.record({
+    siteId: site.id,
+    key: 'subscription_product_change',
+    subjectType: 'subscription',
+    subjectId: id,
+    payload: {
+      previous_product: { id: subscription.productId },
+      subscription: { id, product: { id: target.product.id, handle: target.product.handle } },
+    },
+  });
+  return moved;
 }
 
 /** The product a change or migration targets, at the requested or current version. */

@@ -15,7 +15,7 @@ import {
   snapBoundary,
 } from '../domain/time/index.js';
 import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
-import type { CardInput, PaymentGateway } from '../ports/gateway.js';
+import type { CardInput, PaymentGateway, TokenizeResult } from '../ports/gateway.js';
 import type {
   AddressFields,
   CouponRecord,
@@ -393,55 +393,11 @@ export class SubscriptionService {
     id: number,
     input: CreditCardInput & { billingAddress?: Partial<AddressFields> },
   ): Promise<SubscriptionView> {
-    const card = parseCard(input);
-    const current = await this.get(subdomain, id);
-    requireTaxAddress(current.product.version.terms.taxable, {
-      ...current.paymentProfile?.billingAddress,
-      ...input.billingAddress,
-    });
-    const tokenized = await this.#deps.gateway.tokenize(card);
-    if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
+    const newCard = await prepareNewCard(this.#deps.gateway, await this.get(subdomain, id), input);
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const subscription = await loadSubscription(ctx.tx, site.id, id);
-      const customer = await loadCustomer(ctx.tx, site.id, subscription.customerId);
-      const previous =
-        subscription.paymentProfileId === null
-          ? undefined
-          : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
-      const profile = await ctx.tx.customers.insertPaymentProfile({
-        siteId: site.id,
-        customerId: customer.id,
-        paymentType: 'credit_card',
-        vaultToken: tokenized.vaultToken,
-        customerVaultToken: tokenized.customerVaultToken,
-        currentVault: this.#deps.gateway.name,
-        cardType: tokenized.cardType,
-        lastFour: tokenized.lastFour,
-        expirationMonth: card.expirationMonth,
-        expirationYear: card.expirationYear,
-        firstName: card.firstName ?? previous?.firstName ?? customer.firstName,
-        lastName: card.lastName ?? previous?.lastName ?? customer.lastName,
-        billingAddress: { ...(previous?.billingAddress ?? customer.address), ...input.billingAddress } as AddressFields,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      });
-      const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, {
-        paymentProfileId: profile.id,
-        updatedAt: ctx.now,
-      });
-      if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
-      ctx.record({
-        siteId: site.id,
-        key: 'subscription_card_update',
-        subjectType: 'subscription',
-        subjectId: id,
-        payload: {
-          subscription: { id },
-          previous_payment_profile: previous ? maskedProfile(previous) : null,
-          updated_payment_profile: maskedProfile(profile),
-        },
-      });
+      await replaceCardInCommand(ctx, site, subscription, newCard);
       return loadView(ctx.tx, site.id, id);
     });
   }
@@ -1084,4 +1040,85 @@ function parseCard(input: CreditCardInput): CardInput {
     ...(input.firstName === undefined ? {} : { firstName: input.firstName }),
     ...(input.lastName === undefined ? {} : { lastName: input.lastName }),
   };
+}
+
+/**
+ * Checks a new card for a subscription (the number, and a full address when its product is taxed)
+ * and tokenizes it: done before any transaction, since it calls the gateway.
+ */
+export async function prepareNewCard(
+  gateway: PaymentGateway,
+  current: SubscriptionView,
+  input: CreditCardInput & { billingAddress?: Partial<AddressFields> },
+): Promise<NewCard> {
+  const card = parseCard(input);
+  requireTaxAddress(current.product.version.terms.taxable, {
+    ...current.paymentProfile?.billingAddress,
+    ...input.billingAddress,
+  });
+  const tokenized = await gateway.tokenize(card);
+  if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
+  return { tokenized, card, billingAddress: input.billingAddress, vault: gateway.name };
+}
+
+/** A card checked and tokenized for a subscription, ready to be written by {@link replaceCardInCommand}. */
+export interface NewCard {
+  readonly tokenized: Extract<TokenizeResult, { ok: true }>;
+  readonly card: CardInput;
+  readonly billingAddress: Partial<AddressFields> | undefined;
+  /** The gateway's name, shown as the profile's `current_vault`. */
+  readonly vault: string;
+}
+
+/**
+ * Gives a subscription a new payment profile for a tokenized card (names and address default to
+ * the previous profile's, then the customer's) and records `subscription_card_update`. Returns the
+ * subscription as written.
+ */
+export async function replaceCardInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  { tokenized, card, billingAddress, vault }: NewCard,
+): Promise<SubscriptionRecord> {
+  const id = subscription.id;
+  const customer = await loadCustomer(ctx.tx, site.id, subscription.customerId);
+  const previous =
+    subscription.paymentProfileId === null
+      ? undefined
+      : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
+  const profile = await ctx.tx.customers.insertPaymentProfile({
+    siteId: site.id,
+    customerId: customer.id,
+    paymentType: 'credit_card',
+    vaultToken: tokenized.vaultToken,
+    customerVaultToken: tokenized.customerVaultToken,
+    currentVault: vault,
+    cardType: tokenized.cardType,
+    lastFour: tokenized.lastFour,
+    expirationMonth: card.expirationMonth,
+    expirationYear: card.expirationYear,
+    firstName: card.firstName ?? previous?.firstName ?? customer.firstName,
+    lastName: card.lastName ?? previous?.lastName ?? customer.lastName,
+    billingAddress: { ...(previous?.billingAddress ?? customer.address), ...billingAddress } as AddressFields,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+  const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, {
+    paymentProfileId: profile.id,
+    updatedAt: ctx.now,
+  });
+  if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+  ctx.record({
+    siteId: site.id,
+    key: 'subscription_card_update',
+    subjectType: 'subscription',
+    subjectId: id,
+    payload: {
+      subscription: { id },
+      previous_payment_profile: previous ? maskedProfile(previous) : null,
+      updated_payment_profile: maskedProfile(profile),
+    },
+  });
+  return moved;
 }

@@ -51,15 +51,15 @@ export function registerMetafieldRoutes(app: Hono<HttpAppEnv>): void {
       return sendJson(200, serializeMetafieldList(await c.var.site.metafields.listFields(path), page));
     });
 
-    // Each change is its own engine command; the whole body is read first, so malformed input changes nothing.
+    // One engine command for the whole list: if any change is refused, none is kept.
     app.put(`/${path}/metafields.json`, async (c) => {
       const body = await readJsonBody(c);
       const updates = parseWireRequestList(metafieldUpdateRequest, body);
       refuseUniquenessToken(body);
-      const updated: MetafieldRecord[] = [];
-      for (const update of updates) {
-        updated.push(await c.var.site.metafields.updateField(path, update.currentName, update.input));
-      }
+      const updated = await c.var.site.metafields.updateFields(
+        path,
+        updates.map((update) => ({ name: update.currentName, input: update.input })),
+      );
       return sendJson(200, updated.map(metafieldJson));
     });
 

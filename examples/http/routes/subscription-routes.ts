@@ -62,21 +62,19 @@ export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
   });
 
   // The spec changes the billing date with POST and the card with PUT; the SDK sends both with PUT.
+  // One engine command: the card, then the product, then the date; if any is refused, none is kept.
   const update = async (c: HttpContext) => {
     const id = idParam(c, 'id', 'Subscription');
     const change = parseWireRequest(updateSubscriptionRequest, await readJsonBody(c));
     const site = c.var.site;
-    // The card goes first, so that a billing date in the past is charged to the new card; the
-    // product changes before the date, so that a renewal the new date triggers bills the new product.
-    let view = change.creditCard === undefined ? undefined : await site.subscriptions.updateCard(id, change.creditCard);
     const productChange = change.productChange;
-    if (productChange !== undefined) {
-      view = await site.subscriptions.changeProduct(id, productChange).catch((error: unknown) => {
-        throw asProductChangeError(error, productChange);
-      });
-    }
-    if (change.nextBillingAt !== undefined) view = await site.subscriptions.changeBillingDate(id, change.nextBillingAt);
-    return sendJson(200, await subscriptionBody(c, view ?? (await site.subscriptions.get(id))));
+    const view =
+      change.creditCard === undefined && productChange === undefined && change.nextBillingAt === undefined
+        ? await site.subscriptions.get(id)
+        : await site.subscriptions.update(id, change).catch((error: unknown) => {
+            throw productChange === undefined ? error : asProductChangeError(error, productChange);
+          });
+    return sendJson(200, await subscriptionBody(c, view));
   };
   app.put(`/subscriptions/:id${JSON_SEGMENT}`, update);
   app.post(`/subscriptions/:id${JSON_SEGMENT}`, update);
