@@ -2,14 +2,21 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import {
   type BillingEngine,
+  type CreatedSite,
   createBillingEngine,
   createTestGateway,
   ManualClock,
+  type Storage,
   type TestGateway,
+  type WebhookServiceOptions,
 } from 'billing-engine';
 import { createMemoryStorage } from 'billing-engine/adapters/memory';
+import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
+import type { Hono } from 'hono';
 import { afterEach, beforeEach } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../../../examples/http/create-http-app.js';
+import type { HttpAppEnv } from '../../../examples/http/http-context.js';
+import { type TempDir, tempDir } from '../../support/sqlite.js';
 import { basic, type HttpReply, type RawRequest, sendRaw } from './client.js';
 
 /** A request to a site: JSON bodies are serialised and typed, the Host and key default to the site's. */
@@ -31,6 +38,12 @@ export interface HttpFixture {
   readonly gateway: TestGateway;
   readonly port: number;
   readonly keys: { readonly acme: string; readonly globex: string };
+  /** The two sites as created (ids, API keys, shared keys). */
+  readonly sites: { readonly acme: CreatedSite; readonly globex: CreatedSite };
+  /** The app under test, e.g. for its route table (`app.routes`). */
+  readonly app: Hono<HttpAppEnv>;
+  /** The SQLite file behind the engine with `storage: 'sqlite-file'`; undefined on the default memory storage. */
+  readonly databaseFile: string | undefined;
   /** Everything `logError` received. */
   readonly logged: unknown[];
   /** A request with nothing added. */
@@ -46,6 +59,14 @@ export const START = '2026-01-15T12:00:00Z';
 export interface HttpFixtureOptions extends Omit<HttpAppOptions, 'engine'> {
   /** The engine the app is given, made from the real one (default: the real one). */
   readonly wrapEngine?: (engine: BillingEngine) => BillingEngine;
+  /**
+   * Where the engine keeps its data: `memory` (default) or `sqlite-file`, a migrated SQLite file in
+   * a temp directory (removed by `stop`) whose path is `fixture.databaseFile`, so that a test can
+   * read the database through a connection of its own (see `support/db-dump.ts`).
+   */
+  readonly storage?: 'memory' | 'sqlite-file';
+  /** The engine's webhook options (e.g. a `fetch` that never leaves the process); default none. */
+  readonly webhooks?: WebhookServiceOptions;
 }
 
 /** Starts a server on an ephemeral loopback port; returns the fixture and a function that stops it. */
@@ -54,12 +75,22 @@ export async function startHttpFixture(
 ): Promise<{ fixture: HttpFixture; stop: () => Promise<void> }> {
   const clock = new ManualClock(START);
   const gateway = createTestGateway();
-  const engine = createBillingEngine({ storage: createMemoryStorage(), clock, gateway });
+  const { wrapEngine, storage: storageKind = 'memory', webhooks, ...appOptions } = options;
+  let dir: TempDir | undefined;
+  let storage: Storage;
+  let databaseFile: string | undefined;
+  if (storageKind === 'sqlite-file') {
+    dir = tempDir('billing-http-');
+    databaseFile = dir.file('billing.sqlite');
+    storage = createSqliteStorage({ database: databaseFile });
+  } else {
+    storage = createMemoryStorage();
+  }
+  const engine = createBillingEngine({ storage, clock, gateway, ...(webhooks === undefined ? {} : { webhooks }) });
   await engine.migrate();
   const acme = await engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
   const globex = await engine.sites.create({ subdomain: 'globex', currency: 'EUR', timeZone: 'UTC' });
   const logged: unknown[] = [];
-  const { wrapEngine, ...appOptions } = options;
   const app = createHttpApp({
     engine: wrapEngine ? wrapEngine(engine) : engine,
     logError: (error) => logged.push(error),
@@ -78,6 +109,9 @@ export async function startHttpFixture(
     gateway,
     port,
     keys,
+    sites: { acme, globex },
+    app,
+    databaseFile,
     logged,
     raw: (request) => sendRaw(port, request),
     as(site, request) {
@@ -104,6 +138,7 @@ export async function startHttpFixture(
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await engine.close();
+    dir?.dispose();
   };
   return { fixture, stop };
 }

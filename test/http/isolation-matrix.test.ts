@@ -1,0 +1,711 @@
+/**
+ * Isolation matrix (issue 11, part 6). For EVERY route of the example app, read from Hono's route
+ * table so that a route added later fails here until it has a case:
+ *
+ * - site A's API key on site A's host, naming site B's records (path ids, handles, codes, names in
+ *   the query or body): 404 (or a 422 where only the body names B's record), and the answer shows
+ *   nothing of B's;
+ * - a site's key on the other site's host: 401 on every main-API route;
+ * - the direct-post routes with A's direct credentials and B's ids, and the hosted pages on A's host
+ *   with B's ids, tokens and links: the same refusals in those interfaces' own terms;
+ * - after each request, a dump of the whole SQLite database (read through a connection of the
+ *   test's own): unchanged after any refusal (except a refused direct post's own call record and
+ *   nonce claim, by design), and B's rows unchanged after anything.
+ *
+ * Site A is `acme`, site B is `globex`; every free text of B carries the marker `glxsecret`, and
+ * B's keys, secrets, referral code and call id are searched for too. A string the request itself
+ * sent may be echoed back (an id or a handle in a "not found"); nothing else of B's may appear.
+ */
+import { buildSecureFields, createPortalLink, hostedPageToken } from 'billing-engine';
+import { describe, expect, it } from 'vitest';
+import { basic, type HttpReply, type RawRequest } from './support/client.js';
+import {
+  type DatabaseDump,
+  type DumpAllowance,
+  describeChanges,
+  diffDumps,
+  openDatabaseDumper,
+  siteSlice,
+  unexpectedChanges,
+} from './support/db-dump.js';
+import { API_FAMILIES, type RouteTemplate } from './support/fuzz-cases.js';
+import { apiRequest, describeRequest, noNetworkFetch } from './support/fuzz-runner.js';
+import { markerOf, pathValues, type SiteWorld, seedSiteWorld } from './support/fuzz-world.js';
+import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
+import { appRoutes, pathOfKey, patternParams } from './support/route-table.js';
+
+/** One request of the matrix and what it may answer. */
+interface IsolationCase {
+  readonly name: string;
+  readonly request: RawRequest;
+  /** Statuses it may answer. */
+  readonly expect: readonly number[];
+  /** For a 303 (direct post, portal action): the result must be a refusal all the same. */
+  readonly refusedRedirect?: (reply: HttpReply) => boolean;
+  /** Changes a refusal may make (a refused direct post's call record on A). */
+  readonly allowances?: readonly DumpAllowance[];
+  /**
+   * When it runs: `late` for a create that gives A a record with one of B's names (names are per
+   * site), after every case that names B's records, so those still find nothing of A's by that
+   * name; `last` for clearing A's data.
+   */
+  readonly order?: 'late' | 'last';
+}
+
+type CaseBuilder = (f: HttpFixture, a: SiteWorld, b: SiteWorld) => IsolationCase[];
+
+const CARD = { full_number: '4111111111111111', expiration_month: '12', expiration_year: '2030' };
+
+/** The fuzz template of a main-API route (built on `w`), or none. */
+function template(key: string, w: SiteWorld): RouteTemplate {
+  for (const family of Object.values(API_FAMILIES)) {
+    const build = family[key];
+    if (build !== undefined) return build(w);
+  }
+  return {};
+}
+
+/** A main-API request as A (key and host), with the given path values, query and body. */
+function asA(f: HttpFixture, a: SiteWorld, key: string, t: RouteTemplate): RawRequest {
+  return apiRequest(f, a, key, t, { kind: 'valid' });
+}
+
+/**
+ * The default case of a main-API route whose path names records: every path value and the body
+ * taken from B's world (so every id, handle and name in it is B's), sent with A's key to A's host.
+ */
+function namingB(key: string): CaseBuilder {
+  return (f, a, b) => {
+    const plain = pathOfKey(key);
+    const t = template(key, b);
+    const params = pathValues(b, plain, t.params);
+    return [
+      {
+        name: `${key} with B's ids`,
+        request: asA(f, a, key, { ...t, params }),
+        expect: [404],
+      },
+    ];
+  };
+}
+
+/** A case on a main-API route as A: explicit path values (defaults A's), query and body. */
+function custom(
+  name: string,
+  key: string,
+  expect: readonly number[],
+  build: (b: SiteWorld, a: SiteWorld) => RouteTemplate,
+  order?: 'late' | 'last',
+): CaseBuilder {
+  return (f, a, b) => [
+    {
+      name: `${key}: ${name}`,
+      request: asA(f, a, key, build(b, a)),
+      expect,
+      ...(order === undefined ? {} : { order }),
+    },
+  ];
+}
+
+function all(...builders: CaseBuilder[]): CaseBuilder {
+  return (f, a, b) => builders.flatMap((builder) => builder(f, a, b));
+}
+
+const REFUSED = [404, 422] as const;
+
+/**
+ * Main-API routes that name no record in their path: each names B's records in its query or body
+ * where it can (refused), or is a list or a create that must show and touch only A's data.
+ */
+const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
+  'POST /subscriptions.json': all(
+    custom("B's product handle", 'POST /subscriptions.json', REFUSED, (b) => ({
+      body: {
+        subscription: {
+          product_handle: b.productHandle,
+          customer_attributes: { first_name: 'X', last_name: 'Y', email: 'x@example.com' },
+          credit_card_attributes: CARD,
+        },
+      },
+    })),
+    custom("B's product id", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: { subscription: { product_id: b.productId, customer_id: a.customerId, credit_card_attributes: CARD } },
+    })),
+    custom("B's customer id", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: { product_handle: a.productHandle, customer_id: b.customerId, credit_card_attributes: CARD },
+      },
+    })),
+    custom("B's customer reference", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: {
+          product_handle: a.productHandle,
+          customer_reference: b.customerReference,
+          credit_card_attributes: CARD,
+        },
+      },
+    })),
+    custom("B's coupon code", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: {
+          product_handle: a.productHandle,
+          customer_id: a.customerId,
+          coupon_code: b.couponCode,
+          credit_card_attributes: CARD,
+        },
+      },
+    })),
+    custom("B's component", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: {
+          product_handle: a.productHandle,
+          customer_id: a.customerId,
+          components: [{ component_id: b.seatsId, allocated_quantity: 1 }],
+          credit_card_attributes: CARD,
+        },
+      },
+    })),
+    custom("B's payment profile", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: {
+          product_handle: a.productHandle,
+          customer_id: a.customerId,
+          payment_profile_id: b.paymentProfileId,
+        },
+      },
+    })),
+    custom("B's referral code", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: {
+          product_handle: a.productHandle,
+          customer_id: a.customerId,
+          ref: b.referralCode,
+          credit_card_attributes: CARD,
+        },
+      },
+    })),
+  ),
+  'GET /subscriptions.json': custom('list', 'GET /subscriptions.json', [200], () => ({})),
+  'POST /customers.json': custom(
+    "B's email and reference (per site)",
+    'POST /customers.json',
+    [201],
+    (b) => ({
+      body: {
+        customer: { first_name: 'A', last_name: 'Copy', email: b.customerEmail, reference: b.customerReference },
+      },
+    }),
+    'late',
+  ),
+  'GET /customers.json': custom('list', 'GET /customers.json', [200], () => ({})),
+  'POST /product_families.json': custom(
+    "B's family handle (per site)",
+    'POST /product_families.json',
+    [201],
+    (b) => ({ body: { product_family: { name: 'A copy', handle: b.familyHandle } } }),
+    'late',
+  ),
+  'GET /product_families.json': custom('list', 'GET /product_families.json', [200], () => ({})),
+  'POST /coupons.json': custom("B's family", 'POST /coupons.json', REFUSED, (b) => ({
+    body: { coupon: { name: 'X', code: 'ACOPY', percentage: '5', product_family_id: b.familyId } },
+  })),
+  'GET /coupons.json': custom('list', 'GET /coupons.json', [200], () => ({})),
+  'GET /coupons/find.json': custom("B's code", 'GET /coupons/find.json', [404], (b) => ({
+    query: { code: b.couponCode },
+  })),
+  'GET /coupons/validate.json': all(
+    custom("B's code", 'GET /coupons/validate.json', [404], (b) => ({ query: { code: b.couponCode } })),
+    custom("A's code in B's family", 'GET /coupons/validate.json', REFUSED, (b, a) => ({
+      query: { code: a.couponCode, product_family_id: String(b.familyId) },
+    })),
+  ),
+  'GET /transactions.json': custom('list', 'GET /transactions.json', [200], () => ({})),
+  'GET /referral_codes/validate.json': custom("B's referral code", 'GET /referral_codes/validate.json', [404], (b) => ({
+    query: { code: b.referralCode },
+  })),
+  'POST /endpoints.json': custom(
+    "B's endpoint URL (per site)",
+    'POST /endpoints.json',
+    [201],
+    (b) => ({ body: { endpoint: { url: b.endpointUrl, webhook_subscriptions: ['signup_success'] } } }),
+    'late',
+  ),
+  'GET /endpoints.json': custom('list', 'GET /endpoints.json', [200], () => ({})),
+  'GET /webhooks.json': custom('list', 'GET /webhooks.json', [200], () => ({})),
+  'POST /webhooks/replay.json': custom("B's webhook", 'POST /webhooks/replay.json', [404], (b) => ({
+    body: { ids: [b.webhookId] },
+  })),
+  // Clears A's own test data: B's must stay. Run last (see the ordering below).
+  'POST /sites/clear_data.json': custom('clears only A', 'POST /sites/clear_data.json', [200], () => ({}), 'last'),
+  ...Object.fromEntries(
+    (['customers', 'subscriptions'] as const).flatMap((resource): [string, CaseBuilder][] => {
+      const field = (w: SiteWorld) => (resource === 'customers' ? w.customerFieldName : w.subscriptionFieldName);
+      return [
+        [
+          `POST /${resource}/metafields.json`,
+          custom(
+            "B's field name (per site)",
+            `POST /${resource}/metafields.json`,
+            [201],
+            (b) => ({ body: { metafields: { name: field(b) } } }),
+            'late',
+          ),
+        ],
+        [`GET /${resource}/metafields.json`, custom('list', `GET /${resource}/metafields.json`, [200], () => ({}))],
+        [
+          `PUT /${resource}/metafields.json`,
+          custom("B's field", `PUT /${resource}/metafields.json`, [404], (b) => ({
+            body: { metafields: { current_name: field(b), name: 'stolen' } },
+          })),
+        ],
+        [
+          `DELETE /${resource}/metafields.json`,
+          custom("B's field", `DELETE /${resource}/metafields.json`, [404], (b) => ({ query: { name: field(b) } })),
+        ],
+      ];
+    }),
+  ),
+};
+
+/** Extra cases: A's own record in the path, B's in another place (a nested id, the body, the query). */
+const MIXED: readonly CaseBuilder[] = [
+  custom("A's subscription, B's component", 'POST /subscriptions/:id/components/:cid/allocations.json', [404], (b) => ({
+    params: { cid: String(b.seatsId) },
+    body: { allocation: { quantity: 1 } },
+  })),
+  custom(
+    "A's subscription, B's component handle",
+    'GET /subscriptions/:id/components/:cid/allocations.json',
+    [404],
+    (b) => ({ params: { cid: `handle:${b.seatsHandle}` } }),
+  ),
+  custom("A's subscription, B's component", 'POST /subscriptions/:id/allocations.json', REFUSED, (b) => ({
+    body: { allocations: [{ component_id: b.seatsId, quantity: 1 }] },
+  })),
+  custom("A's subscription, B's component", 'POST /subscriptions/:id/allocations/preview.json', REFUSED, (b) => ({
+    body: { allocations: [{ component_id: b.seatsId, quantity: 1 }] },
+  })),
+  custom(
+    "A's subscription, B's metered component",
+    'POST /subscriptions/:id/components/:cid/usages.json',
+    [404],
+    (b) => ({
+      params: { cid: String(b.callsId) },
+      body: { usage: { quantity: 1 } },
+    }),
+  ),
+  custom(
+    "A's subscription, B's metered component",
+    'GET /subscriptions/:id/components/:cid/usages.json',
+    [404],
+    (b) => ({
+      params: { cid: String(b.callsId) },
+    }),
+  ),
+  custom("A's subscription, B's component", 'GET /subscriptions/:id/components/:cid.json', [404], (b) => ({
+    params: { cid: String(b.seatsId) },
+  })),
+  custom("A's subscription, B's payment", 'POST /subscriptions/:id/refunds.json', REFUSED, (b) => ({
+    body: { refund: { payment_id: b.signupPaymentId, amount: '0.01', memo: 'x' }, external: 1 },
+  })),
+  custom("A's subscription, B's product handle", 'POST /subscriptions/:id/migrations.json', REFUSED, (b) => ({
+    body: { migration: { product_handle: b.productHandle } },
+  })),
+  custom("A's subscription, B's product id", 'POST /subscriptions/:id/migrations/preview.json', REFUSED, (b) => ({
+    body: { migration: { product_id: b.productId } },
+  })),
+  custom("A's subscription, B's product handle", 'PUT /subscriptions/:id.json', REFUSED, (b) => ({
+    body: { subscription: { product_handle: b.productHandle } },
+  })),
+  custom("A's subscription, B's product id (delayed)", 'POST /subscriptions/:id.json', REFUSED, (b) => ({
+    body: { subscription: { product_id: b.productId, product_change_delayed: true } },
+  })),
+  custom("A's subscription, B's note", 'GET /subscriptions/:id/notes/:note_id.json', [404], (b) => ({
+    params: { note_id: String(b.noteId) },
+  })),
+  custom("A's subscription, B's note", 'PUT /subscriptions/:id/notes/:note_id.json', [404], (b) => ({
+    params: { note_id: String(b.noteId) },
+    body: { note: { body: 'stolen' } },
+  })),
+  custom("A's subscription, B's note", 'DELETE /subscriptions/:id/notes/:note_id.json', [404], (b) => ({
+    params: { note_id: String(b.noteId) },
+  })),
+  custom("A's customer, B's field", 'POST /customers/:id/metadata.json', REFUSED, (b) => ({
+    body: { metadata: { name: b.customerFieldName, value: 'stolen' } },
+  })),
+  custom("A's subscription, B's field", 'DELETE /subscriptions/:id/metadata.json', [404], (b) => ({
+    query: { name: b.subscriptionFieldName },
+  })),
+  custom("A's family, B's component", 'GET /product_families/:fid/components/:id.json', [404], (b) => ({
+    params: { id: String(b.seatsId) },
+  })),
+  custom("A's family, B's component", 'PUT /product_families/:fid/components/:id.json', [404], (b) => ({
+    params: { id: String(b.seatsId) },
+    body: { component: { name: 'stolen' } },
+  })),
+  custom("A's family, B's component", 'DELETE /product_families/:fid/components/:id.json', [404], (b) => ({
+    params: { id: String(b.seatsId) },
+  })),
+  custom("B's family by handle", 'GET /product_families/:id/products.json', [404], (b) => ({
+    params: { id: `handle:${b.familyHandle}` },
+  })),
+  custom("A's family, B's code", 'GET /product_families/:id/coupons/validate.json', [404], (b) => ({
+    query: { code: b.couponCode },
+  })),
+  custom(
+    "A's family in the path, B's in the body (the path wins)",
+    'POST /product_families/:id/coupons.json',
+    [201],
+    (b) => ({
+      body: { coupon: { name: 'X', code: 'APATHWINS', percentage: '5', product_family_id: b.familyId } },
+    }),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Direct post and hosted pages: A's direct credentials or A's host, B's records.
+
+const RETURN = 'https://merchant.example.com/return';
+const DIRECT_HOST = (f: HttpFixture) => `api.localhost:${f.port}`;
+
+function aCall(callId: string): DumpAllowance {
+  return {
+    name: "A's call record",
+    why: 'a refused direct post is recorded as a failed call of the credentials’ site, by design (spec §4 flow)',
+    table: 'direct_calls',
+    change: 'insert',
+    row: (row) => row.id === callId && row.success === 0,
+  };
+}
+
+function aNonce(a: SiteWorld): DumpAllowance {
+  return {
+    name: "A's nonce claim",
+    why: 'spec §5 rule 5: a signed (timestamp, nonce) is spent whatever the outcome of the post',
+    table: 'idempotency_keys',
+    change: 'insert',
+    row: (row) => row.scope === 'direct_nonce' && row.site_id === a.siteId,
+  };
+}
+
+function directForm(
+  f: HttpFixture,
+  a: SiteWorld,
+  data: NonNullable<Parameters<typeof buildSecureFields>[0]['data']>,
+  fields: Record<string, string>,
+): string {
+  const secure = buildSecureFields({
+    apiId: a.direct.apiId,
+    apiSecret: a.direct.apiSecret,
+    data,
+    redirectUri: RETURN,
+    now: f.clock.now(),
+  });
+  return new URLSearchParams([...Object.entries(secure.fields), ...Object.entries(fields)]).toString();
+}
+
+function redirectRefused(reply: HttpReply): boolean {
+  const code = new URL(String(reply.headers.location)).searchParams.get('result_code');
+  return code !== null && code !== '2000';
+}
+
+const DIRECT_AND_HOSTED: Readonly<Record<string, CaseBuilder>> = {
+  'POST /api/v2/signups': (f, a, b) => [
+    {
+      name: "A's signed signup for B's product",
+      request: {
+        method: 'POST',
+        path: '/api/v2/signups',
+        headers: { host: DIRECT_HOST(f), 'content-type': 'application/x-www-form-urlencoded' },
+        body: directForm(
+          f,
+          a,
+          { signup: { product: { handle: b.productHandle } } },
+          {
+            'signup[customer][first_name]': 'X',
+            'signup[customer][last_name]': 'Y',
+            'signup[customer][email]': 'x@example.com',
+            'signup[payment_profile][card_number]': '4111111111111111',
+            'signup[payment_profile][expiration_month]': '12',
+            'signup[payment_profile][expiration_year]': '2030',
+          },
+        ),
+      },
+      expect: [303],
+      refusedRedirect: redirectRefused,
+    },
+  ],
+  'POST /api/v2/signups.json': (f, a, b) => [
+    {
+      name: "A's JSON signup for B's customer",
+      request: {
+        method: 'POST',
+        path: '/api/v2/signups.json',
+        headers: {
+          host: DIRECT_HOST(f),
+          'content-type': 'application/json',
+          authorization: basic(a.direct.apiId, a.direct.apiPassword),
+        },
+        body: JSON.stringify({ signup: { product: { handle: a.productHandle }, customer_id: b.customerId } }),
+      },
+      expect: [404, 422],
+    },
+  ],
+  'POST /api/v2/subscriptions/:id/card_update': (f, a, b) => [
+    {
+      name: "A's signed card update of B's subscription",
+      request: {
+        method: 'POST',
+        path: `/api/v2/subscriptions/${b.subscriptionId}/card_update`,
+        headers: { host: DIRECT_HOST(f), 'content-type': 'application/x-www-form-urlencoded' },
+        body: directForm(
+          f,
+          a,
+          { subscription_id: String(b.subscriptionId) },
+          {
+            'payment_profile[card_number]': '4111111111111111',
+            'payment_profile[expiration_month]': '11',
+            'payment_profile[expiration_year]': '2031',
+          },
+        ),
+      },
+      expect: [303],
+      refusedRedirect: redirectRefused,
+    },
+  ],
+  'GET /api/v2/calls/:id': (f, a, b) => [
+    {
+      name: "A's direct credentials, B's call",
+      request: {
+        method: 'GET',
+        path: `/api/v2/calls/${b.callId}`,
+        headers: { host: DIRECT_HOST(f), authorization: basic(a.direct.apiId, a.direct.apiPassword) },
+      },
+      expect: [404],
+    },
+  ],
+  'GET /update_payment/:id/:token': (f, a, b) => [
+    page(
+      f,
+      a,
+      'GET',
+      `/update_payment/${b.subscriptionId}/${hostedPageToken('update_payment', b.subscriptionId, a.sharedKey)}`,
+    ),
+    page(f, a, 'GET', b.cardUpdatePath),
+  ],
+  'POST /update_payment/:id/:token': (f, a, b) => [
+    page(
+      f,
+      a,
+      'POST',
+      `/update_payment/${b.subscriptionId}/${hostedPageToken('update_payment', b.subscriptionId, a.sharedKey)}`,
+      'full_number=4111111111111111&expiration_month=10&expiration_year=2032',
+    ),
+    page(f, a, 'POST', b.cardUpdatePath, 'full_number=4111111111111111&expiration_month=10&expiration_year=2032'),
+  ],
+  'GET /portal/:customerId/:expires/:signature': (f, a, b) => [
+    page(f, a, 'GET', createPortalLink({ customerId: b.customerId, sharedKey: a.sharedKey, now: f.clock.now() }).path),
+    page(f, a, 'GET', b.portalPath),
+  ],
+  'POST /portal/:customerId/:expires/:signature/:action': (f, a, b) => [
+    ...['cancel', 'change_plan', 'update_card', 'allocate', 'undo_cancel'].map((action) =>
+      page(
+        f,
+        a,
+        'POST',
+        `${a.portalPath}/${action}`,
+        `subscription_id=${b.subscriptionId}&product_id=${b.otherProductId}`,
+      ),
+    ),
+    page(f, a, 'POST', `${b.portalPath}/cancel`, `subscription_id=${b.subscriptionId}`),
+  ],
+  'ALL /update_payment/*': (f, a, b) => [page(f, a, 'GET', `/update_payment/${b.subscriptionId}`)],
+  'ALL /portal/*': (f, a, b) => [page(f, a, 'POST', `/portal/${b.customerId}`, 'a=1')],
+};
+
+/** A hosted page request on A's host: refused with the 404 page. */
+function page(f: HttpFixture, a: SiteWorld, method: string, path: string, form?: string): IsolationCase {
+  return {
+    name: `${method} ${path.slice(0, 60)} on A's host`,
+    request: {
+      method,
+      path,
+      headers: {
+        host: `${a.site}.localhost:${f.port}`,
+        accept: 'text/html',
+        ...(form === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+      },
+      ...(form === undefined ? {} : { body: form }),
+    },
+    expect: [404],
+  };
+}
+
+/** Every route's cases: the explicit ones, or the default "every path value is B's" for a route with a path parameter. */
+function casesFor(key: string): CaseBuilder | undefined {
+  const explicit = SITE_WIDE[key] ?? DIRECT_AND_HOSTED[key];
+  if (explicit !== undefined) return explicit;
+  if (key.startsWith('ALL ')) return undefined;
+  return patternParams(pathOfKey(key)).length > 0 ? namingB(key) : undefined;
+}
+
+/** A word with B's marker in it (B is globex: see `markerOf`). */
+const MARKED = new RegExp(`[\\w.@+-]*${markerOf('globex')}[\\w.@+-]*`, 'gi');
+
+/** The marked words in a site's rows (names, handles, emails, codes, texts inside JSON payloads). */
+function markedWords(dump: DatabaseDump, siteId: number): Set<string> {
+  const words = new Set<string>();
+  for (const table of Object.values(siteSlice(dump, siteId).tables)) {
+    for (const row of table.rows) {
+      for (const cell of row) {
+        if (typeof cell === 'string') for (const word of cell.match(MARKED) ?? []) words.add(word.toLowerCase());
+      }
+    }
+  }
+  return words;
+}
+
+/**
+ * B's data that shows in `text`: B's keys, secrets and codes, and every marked word (B's marker is
+ * in all of B's texts) that neither A's own rows hold (A may have made a record of its own with B's
+ * name: names are per site) nor the request sent itself (a "not found" may echo what it was sent).
+ */
+function leaks(text: string, sent: string, b: SiteWorld, dump: DatabaseDump, aSiteId: number): string[] {
+  const found: string[] = [];
+  const own = markedWords(dump, aSiteId);
+  const sentWords = new Set((sent.match(MARKED) ?? []).map((word) => word.toLowerCase()));
+  for (const word of text.match(MARKED) ?? []) {
+    const lower = word.toLowerCase();
+    if (!own.has(lower) && !sentWords.has(lower)) found.push(`B's ${word}`);
+  }
+  for (const secret of b.secrets) {
+    if (secret !== '' && text.includes(secret) && !sent.includes(secret))
+      found.push(`B's secret ${secret.slice(0, 8)}…`);
+  }
+  return found;
+}
+
+function sentText(request: RawRequest): string {
+  const body = typeof request.body === 'string' ? request.body : (request.body?.toString('utf8') ?? '');
+  return `${decodeURIComponent(request.path.replaceAll(/%(?![0-9a-f]{2})/gi, '%25'))} ${body} ${request.path}`;
+}
+
+async function runCase(
+  f: HttpFixture,
+  c: IsolationCase,
+  a: SiteWorld,
+  b: SiteWorld,
+  dump: () => DatabaseDump,
+  before: DatabaseDump,
+): Promise<DatabaseDump> {
+  const reply = await f.raw(c.request);
+  const after = dump();
+  const label = `${c.name}\n${describeRequest(c.request)}\n→ ${reply.status} ${reply.text.slice(0, 400)}`;
+  expect.soft(c.expect, label).toContain(reply.status);
+  expect
+    .soft(leaks(`${reply.text} ${JSON.stringify(reply.headers)}`, sentText(c.request), b, before, a.siteId), label)
+    .toEqual([]);
+  const refused = reply.status >= 400 || c.refusedRedirect?.(reply);
+  if (reply.status === 303)
+    expect.soft(c.refusedRedirect?.(reply), `${label}: the redirect reports success`).toBe(true);
+  const changes = diffDumps(before, after);
+  if (refused || (c.request.method ?? 'GET') === 'GET') {
+    let allowances = c.allowances ?? [];
+    const callId =
+      reply.status === 303
+        ? new URL(String(reply.headers.location)).searchParams.get('call_id')
+        : (reply.headers['x-direct-call-id'] as string | undefined);
+    if (typeof callId === 'string' && callId !== '') allowances = [...allowances, aCall(callId)];
+    if (c.request.path.startsWith('/api/v2/')) allowances = [...allowances, aNonce(a)];
+    const unexpected = unexpectedChanges(changes, allowances);
+    expect.soft(unexpected.length, `${label}\nchanged the database:\n${describeChanges(unexpected)}`).toBe(0);
+  }
+  // Whatever A did, B's rows are as they were.
+  const bChanges = diffDumps(siteSlice(before, b.siteId), siteSlice(after, b.siteId));
+  expect.soft(bChanges.length, `${label}\nchanged B's rows:\n${describeChanges(bChanges)}`).toBe(0);
+  expect.soft(f.logged, label).toEqual([]);
+  return after;
+}
+
+describe('isolation matrix: every route, site A with site B’s ids', () => {
+  const http = useHttpFixture({ rateLimit: false, storage: 'sqlite-file', webhooks: { fetch: noNetworkFetch } });
+
+  it('every route of the app has a case in the matrix', () => {
+    const missing = appRoutes(http().app)
+      .map((route) => route.key)
+      .filter((key) => casesFor(key) === undefined);
+    expect(missing).toEqual([]);
+  });
+
+  it("A's key on A's host naming B's records: 404 (or a 422 for a body), nothing of B's shown, nothing changed", async () => {
+    const f = http();
+    const a = await seedSiteWorld(f, 'acme');
+    const b = await seedSiteWorld(f, 'globex');
+    if (f.databaseFile === undefined) throw new Error('sqlite-file fixture expected');
+    const dumper = openDatabaseDumper(f.databaseFile);
+    const routes = appRoutes(f.app);
+    const cases: { key: string; c: IsolationCase }[] = MIXED.flatMap((build) =>
+      build(f, a, b).map((c) => ({ key: 'mixed', c })),
+    );
+    for (const route of routes) {
+      const build = casesFor(route.key);
+      if (build === undefined) throw new Error(`no isolation case for ${route.key}`);
+      for (const c of build(f, a, b)) cases.push({ key: route.key, c });
+    }
+    const rank = (c: IsolationCase) => (c.order === 'last' ? 2 : c.order === 'late' ? 1 : 0);
+    cases.sort((x, y) => rank(x.c) - rank(y.c));
+    const covered = new Set<string>();
+    try {
+      let current = dumper.dump();
+      for (const { key, c } of cases) {
+        current = await runCase(f, c, a, b, () => dumper.dump(), current);
+        covered.add(key);
+      }
+    } finally {
+      dumper.close();
+    }
+    covered.delete('mixed');
+    expect(covered.size).toBe(routes.length);
+    expect(cases.length).toBeGreaterThan(routes.length + MIXED.length);
+  }, 120_000);
+
+  it("a site's key on the other site's host: 401 on every main-API route, nothing read, nothing changed", async () => {
+    const f = http();
+    const a = await seedSiteWorld(f, 'acme');
+    const b = await seedSiteWorld(f, 'globex');
+    if (f.databaseFile === undefined) throw new Error('sqlite-file fixture expected');
+    const dumper = openDatabaseDumper(f.databaseFile);
+    // The main API: every route behind the key middleware (not the direct-post and hosted routes, whose
+    // credentials are not API keys; their wrong-credential cases are in the direct-post and hosted tests).
+    const api = appRoutes(f.app).filter(
+      (route) =>
+        !route.key.includes(' /api/v2/') &&
+        !route.key.includes(' /update_payment/') &&
+        !(route.key.includes(' /portal/') && !route.key.includes(' /portal/customers/')),
+    );
+    expect(api.length).toBeGreaterThan(90);
+    try {
+      const before = dumper.dump();
+      for (const route of api) {
+        for (const [owner, intruder] of [
+          [a, b],
+          [b, a],
+        ] as const) {
+          // The owner's own ids and a well-formed body, sent to the owner's host with the intruder's key.
+          const t = template(route.key, owner);
+          const request = apiRequest(f, owner, route.key, t, { kind: 'valid' }, { apiKey: intruder.apiKey });
+          const reply = await f.raw(request);
+          const label = `${describeRequest(request)} with ${intruder.site}'s key\n→ ${reply.status} ${reply.text}`;
+          expect(reply.status, label).toBe(401);
+          // Exactly the access-denied text: nothing of the owner's data, not even whether the id exists.
+          expect(reply.text, label).toBe('HTTP Basic: Access denied.\n');
+        }
+      }
+      const changes = diffDumps(before, dumper.dump());
+      expect(changes.length, describeChanges(changes)).toBe(0);
+    } finally {
+      dumper.close();
+    }
+    expect(f.logged).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,404 @@
+/**
+ * Well-formed requests for every main-API route of the example app, grouped in route families,
+ * keyed by route (`METHOD plain-pattern`, see route-table.ts). The fuzz tests mutate these; the
+ * direct-post and hosted-page routes have generators of their own (their inputs are forms and
+ * signatures, not wrapped JSON) and are listed here by key only, so that one table says which
+ * routes are covered and a route of the app with no entry fails the coverage test.
+ */
+import type { SiteWorld } from './fuzz-world.js';
+
+/** A well-formed request of one route, before mutation. */
+export interface RouteTemplate {
+  /** Path parameters (`:name`), as values to put in the path. Default: the world's (see `pathValues`). */
+  readonly params?: Readonly<Record<string, string>>;
+  /** Query parameters, bracket-encoded when sent. */
+  readonly query?: Readonly<Record<string, unknown>>;
+  /** The JSON body; absent for routes that read none. */
+  readonly body?: unknown;
+}
+
+type Builder = (w: SiteWorld) => RouteTemplate;
+
+const CARD = { full_number: '4111111111111111', expiration_month: '12', expiration_year: '2030', cvv: '123' };
+
+function componentBody(w: SiteWorld, wrapper: string): Builder {
+  return () => ({
+    body: {
+      [wrapper]: {
+        name: `${w.marker} fuzz component`,
+        unit_name: 'unit',
+        handle: `${w.marker}-fuzz-component`,
+        description: 'd',
+        pricing_scheme: 'per_unit',
+        unit_price: '1.50',
+        taxable: false,
+      },
+    },
+  });
+}
+
+const coupon = (w: SiteWorld) => ({
+  coupon: {
+    name: 'Fuzz coupon',
+    code: 'FUZZ10',
+    description: 'd',
+    percentage: '10',
+    recurring: 'true',
+    duration_period_count: 2,
+    end_date: '2027-01-01T00:00:00Z',
+    product_family_id: w.familyId,
+    allow_negative_balance: 'false',
+    stackable: 'true',
+  },
+});
+
+const product = (w: SiteWorld) => ({
+  product: {
+    name: `${w.marker} fuzz product`,
+    handle: `${w.marker}-fuzz-product`,
+    description: 'd',
+    accounting_code: 'acc',
+    price_in_cents: 1500,
+    interval: 1,
+    interval_unit: 'month',
+    trial_price_in_cents: 0,
+    trial_interval: 7,
+    trial_interval_unit: 'day',
+    initial_charge_in_cents: 100,
+    request_credit_card: true,
+    taxable: false,
+  },
+});
+
+const customer = (w: SiteWorld) => ({
+  customer: {
+    first_name: 'Fuzz',
+    last_name: 'Customer',
+    email: `fuzz-${w.marker}@example.com`,
+    reference: `${w.marker}-fuzz-ref`,
+    organization: 'Org',
+    phone: '555',
+    address: '1 Main St',
+    city: 'Town',
+    state: 'NY',
+    zip: '10001',
+    country: 'US',
+  },
+});
+
+// Several changes in one request: the route must apply all of them or none (the card, the product
+// and the date were separate commands once, and a later one's refusal kept the earlier ones; see
+// fuzz-found-bugs.test.ts).
+const cardProductAndDate = (w: SiteWorld) => ({
+  subscription: {
+    credit_card_attributes: { ...CARD, first_name: 'Card', last_name: 'Holder' },
+    product_handle: w.otherProductHandle,
+    next_billing_at: '2026-02-20T00:00:00Z',
+  },
+});
+const productAndDate = (w: SiteWorld) => ({
+  subscription: { product_handle: w.otherProductHandle, next_billing_at: '2026-02-25' },
+});
+
+/** The main-API route families: route key → well-formed request on a world. */
+export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Builder>>>> = {
+  subscriptions: {
+    'POST /subscriptions.json': (w) => ({
+      body: {
+        subscription: {
+          product_handle: w.productHandle,
+          customer_attributes: {
+            first_name: 'Fuzz',
+            last_name: 'Signup',
+            email: 'fuzz-signup@example.com',
+            reference: `${w.marker}-fuzz-signup`,
+          },
+          credit_card_attributes: CARD,
+          coupon_code: w.couponCode,
+          next_billing_at: '2026-03-01',
+          components: [{ component_id: w.seatsId, allocated_quantity: 2 }],
+          metafields: { [w.subscriptionFieldName]: 'blue' },
+          ref: w.referralCode,
+        },
+      },
+    }),
+    'GET /subscriptions.json': () => ({
+      query: {
+        state: 'active',
+        page: '1',
+        per_page: '20',
+        direction: 'asc',
+        sort: 'created_at',
+        start_date: '2026-01-01',
+      },
+    }),
+    'GET /subscriptions/:id.json': () => ({}),
+    'PUT /subscriptions/:id.json': (w) => ({ body: cardProductAndDate(w) }),
+    'POST /subscriptions/:id.json': (w) => ({ body: productAndDate(w) }),
+    'PUT /payment_profiles/:id.json': () => ({
+      body: { payment_profile: { ...CARD, first_name: 'Card', last_name: 'Holder', billing_zip: '10001' } },
+    }),
+  },
+  lifecycle: {
+    'DELETE /subscriptions/:id.json': () => ({
+      body: { subscription: { cancellation_message: 'bye', reason_code: 'r1', cancel_at_end_of_period: '0' } },
+    }),
+    'POST /subscriptions/:id/delayed_cancel.json': () => ({
+      body: { subscription: { cancellation_message: 'later', reason_code: 'r2' } },
+    }),
+    'DELETE /subscriptions/:id/delayed_cancel.json': () => ({}),
+    'PUT /subscriptions/:id/reactivate.json': () => ({
+      query: { include_trial: '0' },
+      body: { preserve_balance: '1', resume: { require_resume: 'true' } },
+    }),
+    'POST /subscriptions/:id/hold.json': () => ({ body: { hold: { automatically_resume_at: '2026-03-01' } } }),
+    'POST /subscriptions/:id/resume.json': () => ({}),
+  },
+  migrations: {
+    'POST /subscriptions/:id/migrations.json': (w) => ({
+      body: {
+        migration: {
+          product_handle: w.otherProductHandle,
+          include_trial: false,
+          include_initial_charge: false,
+          include_coupons: true,
+          preserve_period: true,
+          proration: { preserve_period: true },
+        },
+      },
+    }),
+    'POST /subscriptions/:id/migrations/preview.json': (w) => ({
+      body: { migration: { product_id: w.otherProductId, include_coupons: true, preserve_period: false } },
+    }),
+  },
+  customers: {
+    'POST /customers.json': (w) => ({ body: customer(w) }),
+    'GET /customers.json': () => ({ query: { page: '1', per_page: '5' } }),
+    'GET /customers/:id.json': () => ({}),
+    'PUT /customers/:id.json': (w) => ({ body: customer(w) }),
+    'DELETE /customers/:id.json': (w) => ({ params: { id: String(w.loneCustomerId) } }),
+    'GET /portal/customers/:id/management_link.json': () => ({}),
+  },
+  catalog: {
+    'POST /product_families.json': (w) => ({
+      body: { product_family: { name: 'Fuzz family', handle: `${w.marker}-fuzz-family`, description: 'd' } },
+    }),
+    'GET /product_families.json': () => ({}),
+    'GET /product_families/:id.json': () => ({}),
+    'PUT /product_families/:id.json': () => ({ body: { product_family: { name: 'Renamed', description: 'd2' } } }),
+    'POST /product_families/:id/products.json': (w) => ({ body: product(w) }),
+    'GET /product_families/:id/products.json': () => ({ query: { include_archived: 'true' } }),
+    'GET /products/:id.json': () => ({}),
+    'GET /products/handle/:handle.json': () => ({}),
+    'PUT /products/:id.json': (w) => ({ body: product(w) }),
+    'DELETE /products/:id.json': (w) => ({ params: { id: String(w.otherProductId) } }),
+  },
+  components: {
+    'POST /product_families/:id/quantity_based_components.json': (w) => componentBody(w, 'quantity_based_component')(w),
+    'POST /product_families/:id/on_off_components.json': (w) => componentBody(w, 'on_off_component')(w),
+    'POST /product_families/:id/metered_components.json': (w) => componentBody(w, 'metered_component')(w),
+    'GET /product_families/:id/components.json': () => ({ query: { include_archived: 'true' } }),
+    'GET /components/:id.json': () => ({}),
+    'GET /product_families/:fid/components/:id.json': () => ({}),
+    'PUT /product_families/:fid/components/:id.json': () => ({
+      body: { component: { name: 'Renamed seats', unit_price: '6.00', pricing_scheme: 'per_unit' } },
+    }),
+    'DELETE /product_families/:fid/components/:id.json': (w) => ({
+      params: { fid: String(w.familyId), id: String(w.supportId) },
+    }),
+  },
+  coupons: {
+    'POST /product_families/:id/coupons.json': (w) => ({ body: coupon(w) }),
+    'POST /coupons.json': (w) => ({ body: coupon(w) }),
+    'GET /coupons.json': () => ({ query: { page: '1', per_page: '10' } }),
+    'GET /coupons/find.json': (w) => ({ query: { code: w.couponCode } }),
+    'GET /coupons/validate.json': (w) => ({ query: { code: w.couponCode, product_family_id: String(w.familyId) } }),
+    'GET /product_families/:id/coupons/validate.json': (w) => ({ query: { code: w.couponCode } }),
+    'GET /coupons/:id.json': () => ({}),
+    'PUT /coupons/:id.json': (w) => ({ body: coupon(w) }),
+    'DELETE /coupons/:id.json': () => ({}),
+  },
+  metafields: Object.fromEntries(
+    (['customers', 'subscriptions'] as const).flatMap((resource) => {
+      const field = (w: SiteWorld) => (resource === 'customers' ? w.customerFieldName : w.subscriptionFieldName);
+      const entries: [string, Builder][] = [
+        [
+          `POST /${resource}/metafields.json`,
+          () => ({
+            body: {
+              metafields: [
+                { name: 'fuzz_a', input_type: 'text', scope: { hosted: ['all'], csv: '1' } },
+                { name: 'fuzz_b', input_type: 'dropdown', enum: ['x', 'y'] },
+              ],
+            },
+          }),
+        ],
+        [`GET /${resource}/metafields.json`, () => ({ query: { page: '1', per_page: '5' } })],
+        [
+          `PUT /${resource}/metafields.json`,
+          (w) => ({
+            body: {
+              // Two changes, the second naming a field that does not exist: the whole list must be
+              // refused with nothing kept (was a partial write, see fuzz-found-bugs.test.ts).
+              metafields: [
+                { current_name: field(w), name: `${field(w)}_renamed`, scope: { csv: '1' } },
+                { current_name: 'fuzz_missing', name: 'other' },
+              ],
+            },
+          }),
+        ],
+        [`DELETE /${resource}/metafields.json`, (w) => ({ query: { name: field(w) } })],
+        [
+          `POST /${resource}/:id/metadata.json`,
+          (w) => ({
+            body: {
+              metadata: [
+                { name: field(w), value: 'v1' },
+                { name: 'fuzz_missing', value: 'v2' },
+              ],
+            },
+          }),
+        ],
+        [`PUT /${resource}/:id/metadata.json`, (w) => ({ body: { metadata: { name: field(w), value: 'v3' } } })],
+        [`GET /${resource}/:id/metadata.json`, () => ({ query: { page: '1' } })],
+        [`DELETE /${resource}/:id/metadata.json`, (w) => ({ query: { names: [field(w), 'fuzz_missing'] } })],
+      ];
+      return entries;
+    }),
+  ),
+  allocations: {
+    'POST /subscriptions/:id/components/:cid/allocations.json': () => ({
+      body: {
+        allocation: {
+          quantity: 4,
+          memo: 'more',
+          proration_upgrade_scheme: 'prorate-attempt-capture',
+          proration_downgrade_scheme: 'no-prorate',
+          accrue_charge: false,
+          upgrade_charge: 'prorated',
+          downgrade_credit: 'none',
+          payment_collection_method: 'automatic',
+          initiate_dunning: false,
+        },
+        uniqueness_token: 'fuzz-allocation',
+      },
+    }),
+    'POST /subscriptions/:id/allocations.json': (w) => ({
+      body: {
+        allocations: [
+          { component_id: w.seatsId, quantity: 5, memo: 'bulk' },
+          { component_id: w.supportId, quantity: 1 },
+        ],
+        proration_upgrade_scheme: 'prorate-attempt-capture',
+        accrue_charge: false,
+        uniqueness_token: 'fuzz-bulk',
+      },
+    }),
+    'POST /subscriptions/:id/allocations/preview.json': (w) => ({
+      body: {
+        allocations: [{ component_id: w.seatsId, quantity: 7 }],
+      },
+    }),
+    'GET /subscriptions/:id/components/:cid/allocations.json': () => ({ query: { page: '1' } }),
+    'POST /subscriptions/:id/components/:cid/usages.json': (w) => ({
+      params: { cid: String(w.callsId) },
+      body: { usage: { quantity: 10, memo: 'calls' }, uniqueness_token: 'fuzz-usage' },
+    }),
+    'GET /subscriptions/:id/components/:cid/usages.json': (w) => ({
+      params: { cid: String(w.callsId) },
+      query: { since_id: '1', max_id: '100000', page: '1', per_page: '20' },
+    }),
+    'GET /subscriptions/:id/components.json': () => ({}),
+    'GET /subscriptions/:id/components/:cid.json': () => ({}),
+  },
+  ledger: {
+    'POST /subscriptions/:id/charges.json': () => ({
+      body: { charge: { amount: '1.50', memo: 'Setup', delay_capture: false }, uniqueness_token: 'fuzz-charge' },
+    }),
+    'POST /subscriptions/:id/adjustments.json': () => ({
+      body: {
+        adjustment: { amount: '-0.50', memo: 'Adjust', adjustment_method: 'default' },
+        uniqueness_token: 'fuzz-adjustment',
+      },
+    }),
+    'POST /subscriptions/:id/credits.json': () => ({
+      body: { credit: { amount_in_cents: 75, memo: 'Credit' }, uniqueness_token: 'fuzz-credit' },
+    }),
+    'POST /subscriptions/:id/payments.json': () => ({
+      body: { payment: { amount: '0.25', memo: 'Check' }, uniqueness_token: 'fuzz-payment' },
+    }),
+    'POST /subscriptions/:id/refunds.json': (w) => ({
+      body: {
+        refund: { payment_id: w.signupPaymentId, amount: '0.10', memo: 'Refund' },
+        external: 1,
+        uniqueness_token: 'fuzz-refund',
+      },
+    }),
+    'GET /transactions.json': () => ({
+      query: { kinds: ['charge', 'payment'], since_id: '1', max_id: '1000', page: '1', direction: 'desc' },
+    }),
+    'GET /subscriptions/:id/transactions.json': () => ({ query: { kinds: ['charge'], since_date: '2026-01-01' } }),
+  },
+  notes: {
+    'POST /subscriptions/:id/notes.json': () => ({
+      body: { note: { body: 'A note', sticky: true }, uniqueness_token: 'fuzz-note' },
+    }),
+    'GET /subscriptions/:id/notes.json': () => ({ query: { page: '1', per_page: '5' } }),
+    'GET /subscriptions/:id/notes/:note_id.json': () => ({}),
+    'PUT /subscriptions/:id/notes/:note_id.json': () => ({ body: { note: { body: 'Edited', sticky: false } } }),
+    'DELETE /subscriptions/:id/notes/:note_id.json': () => ({}),
+    'GET /referral_codes/validate.json': (w) => ({ query: { code: w.referralCode } }),
+  },
+  webhooks: {
+    'POST /endpoints.json': (w) => ({
+      body: {
+        endpoint: { url: `https://fuzz-${w.marker}.example.com/hook`, webhook_subscriptions: ['signup_success'] },
+      },
+    }),
+    'GET /endpoints.json': () => ({}),
+    'GET /endpoints/:id.json': () => ({}),
+    'PUT /endpoints/:id.json': (w) => ({
+      body: { endpoint: { url: `${w.endpointUrl}?v=2`, webhook_subscriptions: ['payment_success'] } },
+    }),
+    'DELETE /endpoints/:id.json': () => ({}),
+    'POST /endpoints/:id/test.json': () => ({}),
+    'GET /webhooks.json': () => ({
+      query: {
+        status: 'pending',
+        since_date: '2026-01-01',
+        until_date: '2026-12-31',
+        page: '1',
+        order: 'newest_first',
+      },
+    }),
+    'POST /webhooks/replay.json': (w) => ({ body: { ids: [w.webhookId] } }),
+  },
+  site: {
+    'GET /calls/:id.json': () => ({}),
+    // The body is not read; the scope is: an unknown one is a 422, and a known one clears the site.
+    'POST /sites/clear_data.json': () => ({ query: { cleanup_scope: 'customers' } }),
+  },
+};
+
+/** The direct-post routes (forms and signatures; see fuzz-direct-hosted.test.ts). */
+export const DIRECT_ROUTES: readonly string[] = [
+  'POST /api/v2/signups',
+  'POST /api/v2/signups.json',
+  'POST /api/v2/subscriptions/:id/card_update',
+  'GET /api/v2/calls/:id',
+];
+
+/** The hosted pages (HTML; tokens and signed links; see fuzz-direct-hosted.test.ts). */
+export const HOSTED_ROUTES: readonly string[] = [
+  'GET /update_payment/:id/:token',
+  'POST /update_payment/:id/:token',
+  'GET /portal/:customerId/:expires/:signature',
+  'POST /portal/:customerId/:expires/:signature/:action',
+  'ALL /update_payment/*',
+  'ALL /portal/*',
+];
+
+/** Every route key the fuzz tests cover. */
+export function fuzzedRouteKeys(): string[] {
+  return [...Object.values(API_FAMILIES).flatMap((family) => Object.keys(family)), ...DIRECT_ROUTES, ...HOSTED_ROUTES];
+}
