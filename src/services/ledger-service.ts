@@ -16,7 +16,12 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { settleIfPaid } from './lifecycle-service.js';
-import { chargeAttempt, pendingAttempt } from './payment-runner.js';
+import {
+  chargeAttempt,
+  pendingAttempt,
+  scheduleReconciliation,
+  type UncommittedPaymentPlan,
+} from './payment-runner.js';
 import { loadSite } from './site-service.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -109,9 +114,6 @@ const CLOSED_STATES: readonly SubscriptionState[] = ['cancelled', 'expired'];
 
 /** Maximum memo length of an adjustment (reference §7.3). */
 const MAX_ADJUSTMENT_MEMO = 255;
-
-/** How long after a charge or refund its attempt is looked at again if its outcome never got committed. */
-const RECONCILE_AFTER_MS = 60 * 60_000;
 
 const DEFAULT_PER_PAGE = 20;
 const MAX_PER_PAGE = 200;
@@ -492,6 +494,7 @@ export class LedgerService {
     }
     const attempt = await this.#deps.storage.transaction((tx) => tx.payments.findByKey(work.siteId, plan.key));
     if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
+    if (plan.type === 'uncommitted') return this.#refundIfTaken(work.siteId, plan);
     if (plan.type === 'charge') {
       const known = await this.#lookup(plan.key);
       if (known?.outcome === 'unknown') return 'unknown';
@@ -511,6 +514,50 @@ export class LedgerService {
     const settled = await this.#settleRefund(work.siteId, plan, result);
     if (settled === 'settled') return 'settled';
     return settled.error ? 'failed' : 'succeeded';
+  }
+
+  /**
+   * A signup or migration whose payment outcome was never committed (its process died, or the
+   * answer was lost and the caller was told it failed) never took effect. Money the gateway took
+   * for it is refunded; an attempt the gateway never saw is marked failed. Never charged again.
+   */
+  async #refundIfTaken(siteId: number, plan: UncommittedPaymentPlan): Promise<ReconcileOutcome> {
+    const known = await this.#lookup(plan.key);
+    if (known?.outcome === 'unknown') return 'unknown';
+    let chargeId: string | null = null;
+    let message = `The gateway has no record of the charge; the ${purposeOf(plan.key)} did not complete.`;
+    if (known?.outcome === 'success') {
+      chargeId = known.transactionId;
+      let refund: RefundResult;
+      try {
+        refund = await this.#deps.gateway.refund({
+          idempotencyKey: `refund:${plan.key}`,
+          chargeTransactionId: known.transactionId,
+          amountInCents: plan.amountInCents,
+          currency: plan.currency,
+        });
+      } catch {
+        return 'unknown';
+      }
+      message =
+        refund.outcome === 'success'
+          ? `Charged, but the ${purposeOf(plan.key)} did not complete; refunded as ${refund.transactionId}.`
+          : `Charged, but the ${purposeOf(plan.key)} did not complete; the refund was refused: ${refund.message}`;
+    } else if (known !== undefined) {
+      message = known.message;
+    }
+    return runCommand(this.#deps, async (ctx) => {
+      const attempt = await ctx.tx.payments.findByKey(siteId, plan.key);
+      if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled' as const;
+      await ctx.tx.payments.update(siteId, attempt.id, {
+        status: 'failed',
+        gatewayTransactionId: chargeId,
+        message,
+        updatedAt: ctx.now,
+      });
+      await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
+      return 'failed' as const;
+    });
   }
 
   /** The gateway's answer for a charge key, or undefined when it has none or cannot be asked. */
@@ -765,23 +812,18 @@ async function insertAttempt(
   );
 }
 
-/**
- * Schedules the reconciliation of an attempt in the transaction that commits it; the outcome
- * step cancels it. Only a crash or an unanswered gateway call leaves it pending.
- */
-async function scheduleReconcile(
+/** Schedules the reconciliation of a charge or refund attempt in the transaction that commits it. */
+function scheduleReconcile(
   ctx: CommandContext,
   attempt: PaymentAttemptRecord,
   plan: ChargePlan | RefundPlan,
 ): Promise<void> {
-  await ctx.tx.dueWork.schedule({
-    siteId: attempt.siteId,
-    kind: 'reconcile_payment',
-    subjectId: attempt.id,
-    dueAt: new Date(ctx.now.getTime() + RECONCILE_AFTER_MS),
-    uniqueKey: `reconcile:${attempt.idempotencyKey}`,
-    payload: { ...plan },
-  });
+  return scheduleReconciliation(ctx.tx, attempt, { ...plan }, ctx.now);
+}
+
+/** What an attempt key paid for (`signup:…`, `migration:…`), for messages. */
+function purposeOf(key: string): string {
+  return key.slice(0, Math.max(0, key.indexOf(':'))) || 'payment';
 }
 
 function isOpenAttempt(status: PaymentAttemptStatus): boolean {
@@ -789,8 +831,18 @@ function isOpenAttempt(status: PaymentAttemptStatus): boolean {
 }
 
 /** The plan stored in a reconciliation row, or undefined when the payload is not one. */
-function parsePlan(payload: Readonly<Record<string, unknown>>): ChargePlan | RefundPlan | undefined {
+function parsePlan(
+  payload: Readonly<Record<string, unknown>>,
+): ChargePlan | RefundPlan | UncommittedPaymentPlan | undefined {
   const { type, key, subscriptionId, memo } = payload;
+  if (
+    type === 'uncommitted' &&
+    typeof key === 'string' &&
+    typeof payload.amountInCents === 'number' &&
+    typeof payload.currency === 'string'
+  ) {
+    return { type, key, amountInCents: payload.amountInCents, currency: payload.currency };
+  }
   if (typeof key !== 'string' || typeof subscriptionId !== 'number' || typeof memo !== 'string') return undefined;
   if (type === 'charge' && typeof payload.chargeInCents === 'number') {
     return {

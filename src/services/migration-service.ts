@@ -14,7 +14,7 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { recordStateChange } from './lifecycle-service.js';
-import { chargeAttempt, pendingAttempt } from './payment-runner.js';
+import { chargeAttempt, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 import {
@@ -136,8 +136,8 @@ export class MigrationService {
       if (!profile) {
         throw invalid(`No credit card was on file for the ${plan.paymentDueInCents} balance.`);
       }
-      const attempt = await runCommand(this.#deps, ({ tx, now }) =>
-        tx.payments.insert(
+      const attempt = await runCommand(this.#deps, async ({ tx, now }) => {
+        const pending = await tx.payments.insert(
           pendingAttempt({
             siteId: plan.site.id,
             subscriptionId: id,
@@ -148,16 +148,30 @@ export class MigrationService {
             purpose: 'migration',
             now: now,
           }),
-        ),
-      );
-      const result = await chargeAttempt(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
+        );
+        // A migration that is never written after its charge (a crash, a lost answer, a conflict)
+        // is refunded by key; writing it, or a known failure, cancels this.
+        await scheduleRefundIfUncommitted(tx, pending, now);
+        return pending;
+      });
+      let result = await chargeAttempt(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
+      if (result.outcome === 'unknown') {
+        // The answer was lost: ask the gateway once by key before reporting a failure.
+        const known = await this.#deps.gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
+        if (known?.outcome === 'success') result = known;
+      }
       if (result.outcome !== 'success') {
+        const outcome = result.outcome;
         await runCommand(this.#deps, async (ctx) => {
           await ctx.tx.payments.update(plan.site.id, attempt.id, {
-            status: result.outcome === 'declined' ? 'declined' : result.outcome === 'error' ? 'failed' : 'unknown',
+            status: outcome === 'declined' ? 'declined' : outcome === 'error' ? 'failed' : 'unknown',
             message: result.message,
             updatedAt: ctx.now,
           });
+          // A still-unknown outcome keeps its reconciliation, which refunds the charge if it was taken.
+          if (outcome !== 'unknown') {
+            await ctx.tx.dueWork.cancelFor(plan.site.id, attempt.id, ['reconcile_payment'], ctx.now);
+          }
           ctx.record({
             siteId: plan.site.id,
             key: 'upgrade_downgrade_failure',
@@ -182,7 +196,7 @@ export class MigrationService {
       if (subscription.version !== plan.subscription.version) {
         throw new BillingError(
           'conflict',
-          'The subscription changed while the migration was being paid; the payment stays as credit. Try again.',
+          'The subscription changed while the migration was being paid; nothing was changed and the payment will be refunded. Try again.',
         );
       }
       // A migration that resets the period opens period n+1 now: a trial period up to the trial end
@@ -275,6 +289,7 @@ export class MigrationService {
           transactionId: payment.id,
           updatedAt: ctx.now,
         });
+        await ctx.tx.dueWork.cancelFor(plan.site.id, paid.attempt.id, ['reconcile_payment'], ctx.now);
         recordPayment(ctx, moved, payment, true);
       }
       if (!plan.preservePeriod) {

@@ -1,5 +1,5 @@
 import type { ChargeResult, PaymentGateway } from '../ports/gateway.js';
-import type { PaymentAttemptRecord } from '../ports/storage.js';
+import type { PaymentAttemptRecord, StorageTransaction } from '../ports/storage.js';
 
 /** What identifies a payment attempt about to be made. */
 export interface PendingAttemptFields {
@@ -57,4 +57,55 @@ export async function chargeAttempt(
   } catch (error) {
     return { outcome: 'unknown', message: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** How long after a payment attempt its reconciliation row falls due, if its outcome was never committed. */
+export const RECONCILE_AFTER_MS = 60 * 60_000;
+
+/**
+ * Schedules the reconciliation of an attempt in the transaction that commits it (a
+ * `reconcile_payment` row whose subject is the attempt and whose payload is the plan to settle
+ * it); the outcome step cancels it. Only a crash or an unanswered gateway call leaves it pending.
+ */
+export async function scheduleReconciliation(
+  tx: StorageTransaction,
+  attempt: PaymentAttemptRecord,
+  plan: Readonly<Record<string, unknown>>,
+  now: Date,
+): Promise<void> {
+  await tx.dueWork.schedule({
+    siteId: attempt.siteId,
+    kind: 'reconcile_payment',
+    subjectId: attempt.id,
+    dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+    uniqueKey: `reconcile:${attempt.idempotencyKey}`,
+    payload: { ...plan },
+  });
+}
+
+/**
+ * The reconciliation plan of a payment made for a command that commits its effect only after the
+ * charge (a signup, a migration): if the outcome was never committed, the command's effect never
+ * happened, so money the gateway took for it is given back.
+ */
+export interface UncommittedPaymentPlan {
+  readonly type: 'uncommitted';
+  readonly key: string;
+  readonly amountInCents: number;
+  readonly currency: string;
+}
+
+/** Schedules an {@link UncommittedPaymentPlan} for a just-inserted attempt, in the same transaction. */
+export function scheduleRefundIfUncommitted(
+  tx: StorageTransaction,
+  attempt: PaymentAttemptRecord,
+  now: Date,
+): Promise<void> {
+  const plan: UncommittedPaymentPlan = {
+    type: 'uncommitted',
+    key: attempt.idempotencyKey,
+    amountInCents: attempt.amountInCents,
+    currency: attempt.currency,
+  };
+  return scheduleReconciliation(tx, attempt, { ...plan }, now);
 }

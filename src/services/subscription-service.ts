@@ -48,7 +48,7 @@ import {
   validateCustomerInput,
 } from './customer-service.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
-import { chargeAttempt, pendingAttempt } from './payment-runner.js';
+import { chargeAttempt, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
@@ -207,7 +207,7 @@ export class SubscriptionService {
     if (plan.totalInCents > 0) {
       attempt = await runCommand(this.#deps, async ({ tx, now }) => {
         await redeemCoupons(tx, plan.site.id, plan.coupons, now);
-        return tx.payments.insert(
+        const pending = await tx.payments.insert(
           pendingAttempt({
             siteId: plan.site.id,
             subscriptionId: null,
@@ -219,21 +219,36 @@ export class SubscriptionService {
             now: now,
           }),
         );
+        // If this process dies before the signup is written, or the gateway's answer is lost, the
+        // reconciliation finds out by key whether money was taken and gives it back (the customer
+        // got no subscription). Writing the signup, or a known failure, cancels it.
+        await scheduleRefundIfUncommitted(tx, pending, now);
+        return pending;
       });
-      const result = await chargeAttempt(
+      let result = await chargeAttempt(
         this.#deps.gateway,
         attempt,
         vault!,
         `Signup: ${plan.product.version.terms.name}`,
       );
+      if (result.outcome === 'unknown') {
+        // The answer was lost: ask the gateway once by key before telling the customer it failed.
+        const known = await this.#deps.gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
+        if (known?.outcome === 'success') result = known;
+      }
       if (result.outcome !== 'success') {
         const failed = attempt;
+        const outcome = result.outcome;
         await runCommand(this.#deps, async (ctx) => {
           await ctx.tx.payments.update(plan.site.id, failed.id, {
-            status: result.outcome === 'declined' ? 'declined' : result.outcome === 'error' ? 'failed' : 'unknown',
+            status: outcome === 'declined' ? 'declined' : outcome === 'error' ? 'failed' : 'unknown',
             message: result.message,
             updatedAt: ctx.now,
           });
+          // A still-unknown outcome keeps its reconciliation, which refunds the charge if it was taken.
+          if (outcome !== 'unknown') {
+            await ctx.tx.dueWork.cancelFor(plan.site.id, failed.id, ['reconcile_payment'], ctx.now);
+          }
           for (const coupon of plan.coupons) await ctx.tx.coupons.releaseRedemption(plan.site.id, coupon.id, ctx.now);
           ctx.record({
             siteId: plan.site.id,
@@ -359,6 +374,7 @@ export class SubscriptionService {
             transactionId: payment.id,
             updatedAt: ctx.now,
           });
+          await ctx.tx.dueWork.cancelFor(plan.site.id, paid.id, ['reconcile_payment'], ctx.now);
         }
         const stored = await ctx.tx.subscriptions.updateAtVersion(plan.site.id, subscription.id, subscription.version, {
           signupPaymentId: payment?.id ?? null,

@@ -4,6 +4,7 @@ import {
   createBillingEngine,
   createTestGateway,
   ManualClock,
+  type PaymentGateway,
   type Storage,
   type TestGateway,
 } from 'billing-engine';
@@ -546,20 +547,18 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
       }
     }, 120_000);
 
-    // Signups are left out of FAULTS.keyPrefixes because of this: a signup whose answer was lost is
-    // marked `unknown` and never looked at again (no lookup, no reconciliation row), so money the
-    // gateway took is neither recorded nor refunded, and the merchant's retry charges a second key.
-    // `it.fails` keeps the bug visible: this turns red once the engine reconciles signups, and the
-    // marker must then go. (Migrations, src/services/migration-service.ts, do the same.)
-    it.fails('KNOWN BUG: a signup whose answer was lost is reconciled by key, never charged twice', async () => {
-      console.log(
-        `[gateway faults ${harness.name}] known bug: signups with a lost answer are not reconciled (expected to fail)`,
-      );
-      const storage = await harness.create();
-      try {
+    // A signup's payment has no subscription to settle against until the signup is written, so a
+    // lost answer is looked up at once, and what stays unknown (or a process that died between the
+    // charge and the write) is reconciled an hour later by key: money taken is refunded, never kept
+    // without a subscription and never charged twice.
+    describe('signups whose charge answer is lost', () => {
+      const signupWorld = async (
+        gateway: TestGateway | PaymentGateway,
+        wrap: (storage: Storage) => Storage = (x) => x,
+      ) => {
+        const storage = await harness.create();
         const clock = new ManualClock(START);
-        const gateway = createTestGateway();
-        const engine = createBillingEngine({ storage, clock, gateway });
+        const engine = createBillingEngine({ storage: wrap(storage), clock, gateway });
         await engine.sites.create({ subdomain: 'signup', currency: 'USD' });
         const site = engine.site('signup');
         const family = await site.catalog.createFamily({ name: 'Plans' });
@@ -570,37 +569,189 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
           interval: 1,
           intervalUnit: 'month',
         });
-        gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'signup:', charged: true });
         const input = {
           productHandle: 'basic',
           customer: { firstName: 'Lost', lastName: 'Answer', email: 'lost@example.com' },
           creditCard: VISA,
         };
-        try {
-          await site.subscriptions.create(input);
-        } catch (error) {
-          // The merchant was told the gateway failed, so it tries again, as any client would.
-          if (!(error instanceof BillingError) || error.code !== 'gateway_error') throw error;
-          await site.subscriptions.create(input);
-        }
-        for (let hour = 1; hour <= 48; hour++) {
-          clock.advance({ hours: 1 });
-          await engine.runDue();
-        }
-        const unresolved = await storage.transaction((tx) => tx.payments.listUnresolved(clock.now(), 100));
-        expect(unresolved).toEqual([]);
-        const taken = [...gateway.charges]
+        const settle = async () => {
+          for (let hour = 1; hour <= 3; hour++) {
+            clock.advance({ hours: 1 });
+            await engine.runDue();
+          }
+        };
+        const signupAttempts = () =>
+          storage.transaction(async (tx) => {
+            const found: PaymentAttemptRecord[] = [];
+            for (const key of gatewayKeys) {
+              const attempt = await tx.payments.findByKey((await tx.sites.findBySubdomain('signup'))!.id, key);
+              if (attempt) found.push(attempt);
+            }
+            return found;
+          });
+        const gatewayKeys: string[] = [];
+        const close = () => (harness.destroy ? harness.destroy(storage) : storage.close());
+        return { storage, clock, engine, site, input, settle, signupAttempts, gatewayKeys, close };
+      };
+      const paymentsRecorded = async (site: ReturnType<BillingEngine['site']>) =>
+        (await site.ledger.transactions({ types: ['payment'], perPage: 200 })).reduce((n, l) => n + l.amountInCents, 0);
+      const keptBy = (gateway: TestGateway) =>
+        [...gateway.charges]
           .filter(([key]) => key.startsWith('signup:'))
           .reduce((n, [, c]) => n + c.amountInCents - (gateway.refunds.get(c.transactionId) ?? 0), 0);
-        const recorded = (await site.ledger.transactions({ types: ['payment'], perPage: 200 })).reduce(
-          (n, l) => n + l.amountInCents,
-          0,
-        );
-        expect(taken).toBe(recorded);
-        expect(taken).toBe(1900);
-      } finally {
-        await (harness.destroy ? harness.destroy(storage) : storage.close());
-      }
+
+      it('completes the signup when a lookup finds the lost charge taken: one subscription, charged once', async () => {
+        const gateway = createTestGateway();
+        const w = await signupWorld(gateway);
+        try {
+          gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'signup:', charged: true });
+          const created = await w.site.subscriptions.create(w.input);
+          expect(created.subscription.state).toBe('active');
+          await w.settle();
+          const unresolved = await w.storage.transaction((tx) => tx.payments.listUnresolved(w.clock.now(), 100));
+          expect(unresolved).toEqual([]);
+          expect(gateway.charges.size).toBe(1);
+          expect(keptBy(gateway)).toBe(1900);
+          expect(await paymentsRecorded(w.site)).toBe(1900);
+        } finally {
+          await w.close();
+        }
+      });
+
+      it('refunds, an hour later, a charge taken for a signup the customer was told failed; the retry is charged once', async () => {
+        const gateway = createTestGateway();
+        let lookupsToFail = 1;
+        // The first lookup goes unanswered too, so the signup fails with the outcome unknown.
+        const flaky: PaymentGateway = Object.assign(Object.create(gateway) as TestGateway, {
+          lookup: async (key: string) => {
+            if (lookupsToFail-- > 0) throw new Error('lookup timed out');
+            return gateway.lookup(key);
+          },
+        });
+        const w = await signupWorld(flaky);
+        try {
+          gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'signup:', charged: true });
+          const refused = await w.site.subscriptions.create(w.input).catch((error: unknown) => error);
+          expect(refused).toBeInstanceOf(BillingError);
+          expect((refused as BillingError).code).toBe('gateway_error');
+          // The merchant tries again, as any client would.
+          await w.site.subscriptions.create(w.input);
+          expect(gateway.charges.size).toBe(2);
+          await w.settle();
+          const unresolved = await w.storage.transaction((tx) => tx.payments.listUnresolved(w.clock.now(), 100));
+          expect(unresolved).toEqual([]);
+          // The first charge was given back in full; the customer paid once.
+          expect(gateway.refunds.size).toBe(1);
+          expect(keptBy(gateway)).toBe(1900);
+          expect(await paymentsRecorded(w.site)).toBe(1900);
+          expect((await w.site.subscriptions.list({})).length).toBe(1);
+          // Reconciling again changes nothing.
+          await w.settle();
+          expect(gateway.refunds.size).toBe(1);
+        } finally {
+          await w.close();
+        }
+      });
+
+      it('refunds a migration charge whose answer stayed unknown; the subscription keeps its product, and a retry is charged once', async () => {
+        const gateway = createTestGateway();
+        let lookupsToFail = 1;
+        const flaky: PaymentGateway = Object.assign(Object.create(gateway) as TestGateway, {
+          lookup: async (key: string) => {
+            if (lookupsToFail-- > 0) throw new Error('lookup timed out');
+            return gateway.lookup(key);
+          },
+        });
+        const w = await signupWorld(flaky);
+        try {
+          const family = (await w.site.catalog.listFamilies())[0]!;
+          await w.site.catalog.createProduct(family.id, {
+            name: 'Pro',
+            handle: 'pro',
+            priceInCents: 4900,
+            interval: 1,
+            intervalUnit: 'month',
+          });
+          const { subscription } = await w.site.subscriptions.create(w.input);
+          w.clock.advance({ days: 10 });
+          gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'migration:', charged: true });
+          const refused = await w.site.subscriptions
+            .migrate(subscription.id, { productHandle: 'pro' })
+            .catch((error: unknown) => error);
+          expect((refused as BillingError).code).toBe('gateway_error');
+          expect((await w.site.subscriptions.get(subscription.id)).product.product.handle).toBe('basic');
+          const migrated = await w.site.subscriptions.migrate(subscription.id, { productHandle: 'pro' });
+          expect(migrated.product.product.handle).toBe('pro');
+          await w.settle();
+          const unresolved = await w.storage.transaction((tx) => tx.payments.listUnresolved(w.clock.now(), 100));
+          expect(unresolved).toEqual([]);
+          const migrationCharges = [...gateway.charges].filter(([key]) => key.startsWith('migration:'));
+          expect(migrationCharges).toHaveLength(2);
+          // The lost one was refunded in full, the retry kept: what the gateway keeps is what the ledger shows.
+          const kept = migrationCharges.reduce(
+            (n, [, c]) => n + c.amountInCents - (gateway.refunds.get(c.transactionId) ?? 0),
+            0,
+          );
+          expect(gateway.refunds.size).toBe(1);
+          expect(kept).toBe(migrationCharges[1]![1].amountInCents);
+          expect(await paymentsRecorded(w.site)).toBe(1900 + kept);
+        } finally {
+          await w.close();
+        }
+      });
+
+      it('settles an attempt left pending by a process that died mid-signup: refunded if taken, failed if the gateway never saw it', async () => {
+        const gateway = createTestGateway();
+        let calls = 0;
+        let dead = false;
+        // The process "dies" during its first charge after the gateway took the money, and during
+        // its second before the gateway saw it: from then on nothing it does reaches the database
+        // or the gateway, so each attempt stays pending with its reconciliation row.
+        const dying: PaymentGateway = Object.assign(Object.create(gateway) as TestGateway, {
+          charge: async (request: Parameters<TestGateway['charge']>[0]) => {
+            calls += 1;
+            if (calls === 1) await gateway.charge(request);
+            dead = true;
+            throw new ProcessDied();
+          },
+          lookup: async (key: string) => {
+            if (dead) throw new ProcessDied();
+            return gateway.lookup(key);
+          },
+        });
+        const mortal = (storage: Storage): Storage =>
+          Object.assign(Object.create(storage) as Storage, {
+            transaction: ((
+              work: Parameters<Storage['transaction']>[0],
+              options?: Parameters<Storage['transaction']>[1],
+            ) =>
+              dead ? Promise.reject(new ProcessDied()) : storage.transaction(work, options)) as Storage['transaction'],
+          });
+        const w = await signupWorld(dying, mortal);
+        try {
+          for (let i = 0; i < 2; i++) {
+            await expect(w.site.subscriptions.create(w.input)).rejects.toBeInstanceOf(ProcessDied);
+            dead = false; // the restarted process
+          }
+          const pending = await w.storage.transaction((tx) =>
+            tx.payments.listUnresolved(new Date(w.clock.now().getTime() + 1), 100),
+          );
+          expect(pending.map((a) => a.status)).toEqual(['pending', 'pending']);
+          await w.settle();
+          const unresolved = await w.storage.transaction((tx) => tx.payments.listUnresolved(w.clock.now(), 100));
+          expect(unresolved).toEqual([]);
+          expect(gateway.charges.size).toBe(1);
+          expect(gateway.refunds.size).toBe(1);
+          expect(keptBy(gateway)).toBe(0);
+          expect(await paymentsRecorded(w.site)).toBe(0);
+          expect((await w.site.subscriptions.list({})).length).toBe(0);
+        } finally {
+          await w.close();
+        }
+      });
     });
   });
 }
+
+/** What a killed process would leave: the gateway call never returns an answer to the engine. */
+class ProcessDied extends Error {}
