@@ -4,7 +4,7 @@
  */
 
 /** Which sections to run (`BENCH_SECTIONS=1,3`); all by default. */
-export type SectionNumber = 1 | 2 | 3 | 4;
+export type SectionNumber = 1 | 2 | 3 | 4 | 5;
 
 /** Parameters of one benchmark run. */
 export interface BenchConfig {
@@ -36,6 +36,18 @@ export interface BenchConfig {
   readonly sections: ReadonlySet<SectionNumber>;
   /** Where the Markdown report goes (`BENCH_RESULTS_FILE`; default `bench/results/latest.md`). */
   readonly resultsFile: string;
+  /** Growth section: subscriptions due in the window (`BENCH_GROWTH_DUE`). */
+  readonly growthDue: number;
+  /** Growth section: the large book on SQLite, the due ones included (`BENCH_GROWTH_BOOK`). */
+  readonly growthBook: number;
+  /** Growth section on Postgres: subscriptions due (`BENCH_GROWTH_PG_DUE`). */
+  readonly growthPgDue: number;
+  /** Growth section on Postgres: the large book (`BENCH_GROWTH_PG_BOOK`). */
+  readonly growthPgBook: number;
+  /** Why the Postgres book is smaller than the SQLite one, when it is. */
+  readonly growthPgBookReason: string;
+  /** Databases of the growth section (`BENCH_GROWTH_DATABASES=sqlite,postgres`, the default). */
+  readonly growthDatabases: ReadonlySet<'sqlite' | 'postgres'>;
 }
 
 /** The default Postgres URL: the local test server (trust auth). */
@@ -47,10 +59,14 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   const subscriptions = positiveInt(env.BENCH_SUBSCRIPTIONS, quick ? 2_000 : 20_000);
   const timeBoxMs = positiveInt(env.BENCH_TIME_BOX_MS, quick ? 400 : 2_000);
   const sections = new Set<SectionNumber>();
-  for (const part of (env.BENCH_SECTIONS ?? '1,2,3,4').split(',')) {
+  for (const part of (env.BENCH_SECTIONS ?? '1,2,3,4,5').split(',')) {
     const n = Number(part.trim());
-    if (n === 1 || n === 2 || n === 3 || n === 4) sections.add(n);
+    if (n === 1 || n === 2 || n === 3 || n === 4 || n === 5) sections.add(n);
   }
+  const growthDue = positiveInt(env.BENCH_GROWTH_DUE, quick ? 200 : 10_000);
+  const growthBook = Math.max(growthDue, positiveInt(env.BENCH_GROWTH_BOOK, quick ? 2_000 : 1_000_000));
+  const growthPgDue = positiveInt(env.BENCH_GROWTH_PG_DUE, Math.min(growthDue, quick ? 100 : 2_000));
+  const growthPgBook = Math.max(growthPgDue, positiveInt(env.BENCH_GROWTH_PG_BOOK, growthBook));
   return {
     quick,
     subscriptions,
@@ -65,6 +81,17 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     postgresUrl: env.BENCH_POSTGRES_URL || DEFAULT_POSTGRES_URL,
     sections,
     resultsFile: env.BENCH_RESULTS_FILE || 'bench/results/latest.md',
+    growthDue,
+    growthBook,
+    growthPgDue,
+    growthPgBook,
+    growthPgBookReason: env.BENCH_GROWTH_PG_BOOK === undefined ? '' : 'BENCH_GROWTH_PG_BOOK asks for it.',
+    growthDatabases: new Set(
+      (env.BENCH_GROWTH_DATABASES ?? 'sqlite,postgres')
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part): part is 'sqlite' | 'postgres' => part === 'sqlite' || part === 'postgres'),
+    ),
   };
 }
 

@@ -16,12 +16,11 @@
  *   per-site outbox lock; insert the `payment_success` and `renewal_success` outbox events; read
  *   the site and its webhook endpoints (the webhook fan-out finds none).
  *
- * The one deliberate difference: status lists (`status in ('pending', 'claimed')`) are written as
- * literals, as the partial indexes' predicates are and as hand-written SQL would be. The adapter
- * binds them as parameters, and SQLite cannot prove a partial index's predicate from a bound
- * parameter, so there the adapter's claim scans and sorts `due_work` and its cancel of dunning
- * retries reads all of the site's `due_work` rows; that cost grows with the backlog, and this
- * baseline shows it rather than copying it.
+ * Status lists (`status in ('pending', 'claimed')`) are literals, as the partial indexes'
+ * predicates are and as hand-written SQL would be; the adapter now writes them the same way
+ * (docs/decisions.md, "Partial indexes"), so on SQLite both the claim and the cancel of dunning
+ * retries use the partial indexes (section 5 prints the claim's plan). The kinds are literals
+ * here and bound parameters in the adapter, which does not change the plan.
  */
 import { addMonthsUtc, BEGIN, COMMIT, query, type RawDialect, type RawRow, type RawWork } from './raw-sql.js';
 
@@ -38,7 +37,17 @@ export interface RawRenewalOptions {
   readonly deadline?: number;
 }
 
-const HANDLED_KINDS = "('renewal', 'auto_resume', 'dunning_retry', 'notice', 'reconcile_payment')";
+/** The kinds of due work the engine's `runDue` claims (`HANDLED_KINDS` in renewal-service.ts). */
+export const ENGINE_CLAIM_KINDS = [
+  'renewal',
+  'auto_resume',
+  'dunning_retry',
+  'notice',
+  'reconcile_payment',
+  'expiring_card_scan',
+] as const;
+
+const HANDLED_KINDS = `(${ENGINE_CLAIM_KINDS.map((kind) => `'${kind}'`).join(', ')})`;
 const NOTICE_LEAD_MS = 3 * 86_400_000;
 
 const LEDGER_INSERT =

@@ -135,7 +135,7 @@ export async function runPostgres<T>(client: pg.PoolClient | pg.Client, work: Ra
 const numberedCache = new Map<string, string>();
 
 /** `?` placeholders as `$1, $2, ...` (the statements here have no `?` inside literals). */
-function numbered(text: string): string {
+export function numbered(text: string): string {
   let out = numberedCache.get(text);
   if (out === undefined) {
     let n = 0;

@@ -61,8 +61,7 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
       `${RENEWAL_UNTIL.toISOString()}; ${box}. One renewal here = claim (per 100) + 3 transactions (charge and pending ` +
       'attempt; payment-profile read; gateway call outside any transaction; payment, next renewal + notice, completion, ' +
       '2 outbox events). Raw baseline: the same statements in the same transactions with the plain driver, without ' +
-      'the gateway call (see bench/raw-renewal.ts for the exact list), with status lists as SQL literals where the adapter binds ' +
-      'parameters (on SQLite that lets the claim and the dunning cancel use the partial indexes). Rates are renewals/s; raw/engine = how many times ' +
+      'the gateway call (see bench/raw-renewal.ts for the exact list). Rates are renewals/s; raw/engine = how many times ' +
       'more renewals/s the raw driver does. Memory is the process RSS and V8 heap in use, sampled every 50 ms (by a timer, and ' +
       'before each transaction, since on memory and SQLite a run never yields to timers) (peak; ' +
       'the heap figure in brackets is the peak minus the heap in use before the run, after a forced GC).',

@@ -7,16 +7,19 @@
  * Environment: `BENCH_QUICK=1` (a smoke run: short time boxes, small sizes), `BENCH_SUBSCRIPTIONS`
  * (size of the renewal backlog; 100000 for the issue's full figure, with `BENCH_RUNDUE_MAX_SECONDS=0`
  * to renew all of it), `BENCH_PG_SUBSCRIPTIONS`, `BENCH_TIME_BOX_MS`, `BENCH_RUNS`,
- * `BENCH_RUNDUE_MAX_SECONDS`, `BENCH_SECTIONS` (e.g. `1,3`), `BENCH_POSTGRES_URL` (default the
+ * `BENCH_RUNDUE_MAX_SECONDS`, `BENCH_GROWTH_DUE` and `BENCH_GROWTH_BOOK` (section 5: renewing 10,000
+ * due with a book of 10,000 and of 1,000,000), `BENCH_GROWTH_PG_DUE` and `BENCH_GROWTH_PG_BOOK` (the
+ * same on Postgres), `BENCH_GROWTH_DATABASES` (default `sqlite,postgres`), `BENCH_SECTIONS` (e.g. `1,3`), `BENCH_POSTGRES_URL` (default the
  * local test server; when it cannot be reached the Postgres parts are skipped and the reason printed),
  * `BENCH_RESULTS_FILE`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type BenchConfig, readBenchConfig } from './bench-config.js';
+import { type BenchConfig, readBenchConfig, type SectionNumber } from './bench-config.js';
 import type { PostgresAvailability } from './bench-context.js';
 import { BenchReport } from './bench-report.js';
+import { runGrowthSection } from './growth.js';
 import { runHttpSection } from './http-endpoints.js';
 import { formatMiB } from './measure.js';
 import { type BenchPostgres, maskUrl, openBenchPostgres, probePostgres } from './postgres-bench-db.js';
@@ -62,9 +65,10 @@ try {
     [2, () => runRunDueSection(context)],
     [3, () => runSignatureSection(context)],
     [4, () => runHttpSection(context)],
+    [5, () => runGrowthSection(context)],
   ];
   for (const [n, run] of sections) {
-    if (!config.sections.has(n as 1 | 2 | 3 | 4)) continue;
+    if (!config.sections.has(n as SectionNumber)) continue;
     try {
       await run();
     } catch (error) {
@@ -105,13 +109,15 @@ function machineHeader(c: BenchConfig): string[] {
     `Node ${process.version} on ${process.platform}/${process.arch}`,
     `Parameters: subscriptions=${c.subscriptions}, postgresSubscriptions=${c.postgresSubscriptions}, timeBoxMs=${c.timeBoxMs}, ` +
       `warmUpMs=${c.warmUpMs}, runs=${c.runs}, runDueMaxSeconds=${c.runDueMaxSeconds === 0 ? 'none' : c.runDueMaxSeconds}, ` +
+      `growthDue=${c.growthDue}, growthBook=${c.growthBook}, growthPgDue=${c.growthPgDue}, growthPgBook=${c.growthPgBook}, ` +
+      `growthDatabases=${[...c.growthDatabases].join(',')}, ` +
       `sections=${[...c.sections].join(',')}, postgres=${maskUrl(c.postgresUrl)}`,
     "Load generator, client and server share the machine: figures are this machine's, not production figures.",
   ];
 }
 
 async function connectPostgres(c: BenchConfig): Promise<PostgresAvailability> {
-  if (!c.sections.has(1) && !c.sections.has(2))
+  if (!c.sections.has(1) && !c.sections.has(2) && !(c.sections.has(5) && c.growthDatabases.has('postgres')))
     return { available: false, reason: 'no section that uses it was selected' };
   const probe = await probePostgres(c.postgresUrl);
   if (!probe.ok) return { available: false, reason: `${maskUrl(c.postgresUrl)} cannot be reached (${probe.reason})` };

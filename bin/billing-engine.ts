@@ -5,15 +5,20 @@
  *   migrate --db URL
  *   site create --db URL --subdomain S --currency C [--time-zone Z] [--live] [--json]
  *   serve --db URL [--port P]
+ *   run-due --db URL [--until INSTANT] [--workers N] [--progress auto|bar|none]
+ *   deliver-webhooks --db URL
+ *   worker --db URL [--interval MS]
+ *   simulate [--db URL] [--subscriptions N] [--months N]
  *
  * `--db` takes a SQLite file path (default ./data/billing.sqlite) or a postgres:// URL; the
  * environment variable DATABASE_URL is used when it is not given.
  */
 import { serve } from '@hono/node-server';
-import { BillingError, createBillingEngine } from 'billing-engine';
+import { BillingError, createBillingEngine, type RunDueSummary } from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
+import { ProgressBar, sumCounts } from './progress-bar.js';
 import { simulate } from './simulate.js';
 import { DEFAULT_DATABASE, openStorage } from './storage-from-url.js';
 
@@ -33,6 +38,15 @@ function positiveInt(value: string): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1.');
   return n;
 }
+
+type ProgressMode = 'auto' | 'bar' | 'none';
+
+function progressMode(value: string): ProgressMode {
+  if (value === 'auto' || value === 'bar' || value === 'none') return value;
+  throw new InvalidArgumentError("must be 'auto', 'bar' or 'none'.");
+}
+
+const NO_WORK: RunDueSummary = { processed: 0, notices: 0, scans: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
 
 function port(value: string): number {
   const n = Number(value);
@@ -159,7 +173,13 @@ program
   .option(...dbOption)
   .option('--until <instant>', 'process work due up to this ISO instant (default: now)')
   .option('--workers <n>', 'concurrent workers (each claims its own batches)', positiveInt, 1)
-  .action(async (options: { db?: string; until?: string; workers: number }) => {
+  .option(
+    '--progress <mode>',
+    "'auto' (a progress bar when stdout is a terminal), 'bar' (always) or 'none'",
+    progressMode,
+    'auto' as ProgressMode,
+  )
+  .action(async (options: { db?: string; until?: string; workers: number; progress: ProgressMode }) => {
     const { storage } = openStorage(database(options.db));
     const engine = createBillingEngine({ storage });
     try {
@@ -168,13 +188,39 @@ program
       if (until !== undefined && Number.isNaN(until.getTime()))
         throw new InvalidArgumentError('--until must be an ISO 8601 instant.');
       const started = Date.now();
-      const progress = process.stdout.isTTY ? setInterval(() => process.stdout.write('.'), 1000) : undefined;
-      const runs = await Promise.all(
-        Array.from({ length: options.workers }, () => engine.runDue(until === undefined ? {} : { until })),
-      );
-      if (progress) {
-        clearInterval(progress);
-        process.stdout.write('\n');
+      const showBar = options.progress === 'bar' || (options.progress === 'auto' && process.stdout.isTTY === true);
+      // No total yet: the storage port has no count of due work (see bin/progress-bar.ts), so the
+      // bar shows what is done, the rate and the counts, and is full when the run ends.
+      const bar = showBar
+        ? new ProgressBar((text) => process.stdout.write(text), { columns: () => process.stdout.columns })
+        : undefined;
+      // Each worker's latest counts; the bar shows their sum. On SQLite a run never yields to
+      // timers, so the bar is redrawn from the callback; the timer keeps time and rate moving
+      // while a Postgres run waits.
+      const latest: RunDueSummary[] = Array.from({ length: options.workers }, () => NO_WORK);
+      const ticker = bar === undefined ? undefined : setInterval(() => bar.tick(), 250);
+      let runs: RunDueSummary[];
+      try {
+        runs = await Promise.all(
+          latest.map((_, w) =>
+            engine.runDue({
+              ...(until === undefined ? {} : { until }),
+              ...(bar === undefined
+                ? {}
+                : {
+                    onProgress: (soFar: RunDueSummary) => {
+                      latest[w] = soFar;
+                      bar.update(sumCounts(latest));
+                    },
+                  }),
+            }),
+          ),
+        );
+      } catch (error) {
+        bar?.stop();
+        throw error;
+      } finally {
+        clearInterval(ticker);
       }
       const total = runs.reduce(
         (sum, r) => ({
@@ -186,6 +232,7 @@ program
         }),
         { processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 },
       );
+      bar?.finish(total);
       const seconds = (Date.now() - started) / 1000;
       console.log(
         `processed ${total.processed}, renewed ${total.renewed}, declined ${total.declined}, failed ${total.failed}, errors ${total.errors} in ${seconds.toFixed(1)} s (${(total.processed / Math.max(seconds, 0.001)).toFixed(0)}/s)`,

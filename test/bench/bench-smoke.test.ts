@@ -20,6 +20,7 @@ const SECTIONS = [
   '2. runDue renewals (issues 6 and 11)',
   '3. Direct-post signature verification (issue 11)',
   '4. HTTP (issue 11)',
+  '5. Growth: runDue with a large book (issue 11)',
 ];
 
 function runBench(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -50,6 +51,11 @@ describe('npm run bench (quick)', () => {
       BENCH_SUBSCRIPTIONS: '50',
       BENCH_TIME_BOX_MS: '300',
       BENCH_RUNDUE_MAX_SECONDS: '1',
+      // Growth: 50 due against a book of 500 (and 20 against 500 on Postgres), one run each.
+      BENCH_GROWTH_DUE: '50',
+      BENCH_GROWTH_BOOK: '500',
+      BENCH_GROWTH_PG_DUE: '20',
+      BENCH_GROWTH_PG_BOOK: '500',
       BENCH_RESULTS_FILE: resultsFile,
     });
     expect(code, `stderr:\n${stderr}\nstdout:\n${stdout}`).toBe(0);
