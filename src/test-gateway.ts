@@ -121,7 +121,7 @@ function activeFaults(faults: GatewayFaults): ActiveFaults {
  * mulberry32: a tiny 32-bit PRNG with a full 2^32 period, plenty for choosing which test calls
  * fail. Returns uniform numbers in [0, 1).
  */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

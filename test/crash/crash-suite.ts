@@ -22,6 +22,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceDelta } from '../../src/domain/ledger/balance-delta.js';
 import type { TransactionType } from '../../src/ports/billing-records.js';
+import { mulberry32 } from '../../src/test-gateway.js';
 import { BILL_UNTIL, BOOK_START, type BookShape, seedBook } from './crash-book.js';
 import type { CrashChildArgs, CrashChildSummary } from './crash-child.js';
 import { type ChargeFate, serveGateway } from './remote-gateway.js';
@@ -55,18 +56,6 @@ const KILLS = 24;
 const MIN_PAYMENT_KILLS = 6;
 /** The clock moves on this much per incarnation, past the 5-minute leases of a killed one. */
 const RESTART_STEP_MS = 6 * 60_000;
-
-/** A small seeded PRNG (mulberry32) so that a failing kill schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Bundles the child once per test file: a bundled child starts in a fraction of tsx's time. */
 async function bundleChild(): Promise<string> {
@@ -337,7 +326,7 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
 
     it(`survives ${KILLS} kills (${MIN_PAYMENT_KILLS}+ around payments): the result equals an uncrashed run, and every period is billed once`, async () => {
       const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-      const random = prng(seed);
+      const random = mulberry32(seed);
       const context = `kill schedule seed ${seed} (CRASH_SEED=${seed} replays it)`;
 
       const book = async (label: string) => {

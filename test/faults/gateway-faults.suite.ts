@@ -620,14 +620,8 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
 
       it('refunds, an hour later, a charge taken for a signup the customer was told failed; the retry is charged once', async () => {
         const gateway = createTestGateway();
-        let lookupsToFail = 1;
         // The first lookup goes unanswered too, so the signup fails with the outcome unknown.
-        const flaky: PaymentGateway = Object.assign(Object.create(gateway) as TestGateway, {
-          lookup: async (key: string) => {
-            if (lookupsToFail-- > 0) throw new Error('lookup timed out');
-            return gateway.lookup(key);
-          },
-        });
+        const flaky = firstLookupsUnanswered(gateway, 1);
         const w = await signupWorld(flaky);
         try {
           gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'signup:', charged: true });
@@ -655,13 +649,7 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
 
       it('refunds a migration charge whose answer stayed unknown; the subscription keeps its product, and a retry is charged once', async () => {
         const gateway = createTestGateway();
-        let lookupsToFail = 1;
-        const flaky: PaymentGateway = Object.assign(Object.create(gateway) as TestGateway, {
-          lookup: async (key: string) => {
-            if (lookupsToFail-- > 0) throw new Error('lookup timed out');
-            return gateway.lookup(key);
-          },
-        });
+        const flaky = firstLookupsUnanswered(gateway, 1);
         const w = await signupWorld(flaky);
         try {
           const family = (await w.site.catalog.listFamilies())[0]!;
@@ -755,3 +743,14 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
 
 /** What a killed process would leave: the gateway call never returns an answer to the engine. */
 class ProcessDied extends Error {}
+
+/** `gateway`, except that its first `count` lookups time out. */
+function firstLookupsUnanswered(gateway: TestGateway, count: number): PaymentGateway {
+  let left = count;
+  return Object.assign(Object.create(gateway) as TestGateway, {
+    lookup: async (key: string) => {
+      if (left-- > 0) throw new Error('lookup timed out');
+      return gateway.lookup(key);
+    },
+  });
+}
