@@ -256,7 +256,7 @@ async function billingState(db: CrashDatabase): Promise<Record<string, unknown[]
            from payment_attempts order by created_at, subscription_id, idempotency_key`,
       ),
     ),
-    dueWork: strip(
+    dueWork: sortedByValue(
       await db.rows(
         `select kind, subject_id, due_at, unique_key,
                 status, payload
@@ -272,6 +272,15 @@ async function billingState(db: CrashDatabase): Promise<Record<string, unknown[]
   };
 }
 
+/** Rows normalised and sorted by their whole value (some keys hold random ids, so no column orders them). */
+function sortedByValue(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows
+    .map((row) => normalise(row))
+    .map((row) => [JSON.stringify(row), row] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row);
+}
+
 /** JSON columns as values, numbers as numbers, and ids of ledger rows inside payloads blanked. */
 function normalise(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -282,16 +291,20 @@ function normalise(row: Record<string, unknown>): Record<string, unknown> {
     if (v instanceof Date) v = v.toISOString();
     if (typeof v === 'string' && /^-?\d+$/.test(v) && /_in_cents$|_id$|^version$|^period_index$/.test(key))
       v = Number(v);
-    // Signup attempts are keyed by a random id (the subscription does not exist yet).
-    if (key === 'idempotency_key' && typeof v === 'string' && v.startsWith('signup:')) v = 'signup:*';
+    // Signup attempts are keyed by a random id (the subscription does not exist yet), and so are
+    // their reconciliation rows.
+    if (typeof v === 'string') v = v.replace(SIGNUP_KEY, 'signup:*');
     out[key] = key === 'payload' ? blankLedgerIds(v) : v;
   }
   return out;
 }
 
+const SIGNUP_KEY = /signup:[0-9a-f-]{36}/g;
+
 /** Ledger row ids inside event payloads: numbered by the sequence, which a rolled-back insert advances on Postgres. */
 function blankLedgerIds(value: unknown, parent = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => blankLedgerIds(v, parent));
+  if (typeof value === 'string') return value.replace(SIGNUP_KEY, 'signup:*');
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
