@@ -191,6 +191,15 @@ export interface BillingEngine {
   close(): Promise<void>;
 }
 
+/** How many site handles an engine keeps for reuse (see `createBillingEngine`). */
+const MAX_CACHED_HANDLES = 1000;
+
+/** Freezes a handle and its groups of methods, so that a shared handle cannot be changed by one user. */
+function freezeHandle(handle: SiteHandle): SiteHandle {
+  for (const value of Object.values(handle)) if (typeof value === 'object' && value !== null) Object.freeze(value);
+  return Object.freeze(handle);
+}
+
 /** Creates a billing engine over a storage, a clock and a payment gateway. */
 export function createBillingEngine(options: BillingEngineOptions): BillingEngine {
   const storage = options.storage;
@@ -235,8 +244,21 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   webhooks = new WebhookService(deps, options.webhooks);
   const webhookService = webhooks;
 
+  // Handles hold nothing but bound methods (every call reads the site afresh), so one per
+  // subdomain serves every request: building one binds about ninety methods. They are frozen,
+  // since they are shared. Subdomains may come from client input, so the map is capped and past
+  // the cap handles are built per call instead.
+  const handles = new Map<string, SiteHandle>();
   const handle = (name: string): SiteHandle => {
     const subdomain = name.toLowerCase();
+    let made = handles.get(subdomain);
+    if (made === undefined) {
+      made = freezeHandle(buildHandle(subdomain));
+      if (handles.size < MAX_CACHED_HANDLES) handles.set(subdomain, made);
+    }
+    return made;
+  };
+  const buildHandle = (subdomain: string): SiteHandle => {
     return {
       subdomain,
       info: () => sites.get(subdomain),

@@ -25,7 +25,7 @@ import type {
   WebhookEndpointRecord,
   WebhookRecord,
 } from 'billing-engine';
-import { MemoryTable } from './memory-table.js';
+import { type Journal, MemoryTable } from './memory-table.js';
 
 /** An idempotency claim row; the id is synthetic so it fits {@link MemoryTable}. */
 export interface IdempotencyRow {
@@ -52,6 +52,22 @@ export interface DirectCallRow {
   readonly id: number;
   readonly siteId: number;
   readonly call: DirectCallRecord;
+}
+
+/**
+ * The key of a secondary index: the looked-up fields joined by NUL. Lookups check the fields
+ * themselves too, so even a key that could be spelled two ways only widens the candidates.
+ */
+export function keyOf(...parts: readonly (string | number)[]): string {
+  return parts.join('\u0000');
+}
+
+/**
+ * What site deletion and data clearing need of a table whose rows carry a site id. Method syntax,
+ * so that a table of any such record fits.
+ */
+export interface SiteOwnedTable {
+  deleteWhere(journal: Journal, predicate: (row: { readonly id: number; readonly siteId: number }) => boolean): number;
 }
 
 /** Every table of the memory adapter. New repositories add their tables here. */
@@ -83,11 +99,19 @@ export class MemoryState {
   readonly webhooks = new MemoryTable<WebhookRecord>();
   /** Direct calls keyed by their hex id; not a MemoryTable because the id is a string. */
   readonly directCalls = new MemoryTable<DirectCallRow>();
+  /** Payment attempts by site and idempotency key (unique): every payment looks its key up. */
+  readonly paymentsByKey = this.payments.index((p) => keyOf(p.siteId, p.idempotencyKey));
+  /** Due work by site and unique key: every schedule checks it. */
+  readonly dueWorkByKey = this.dueWork.index((r) => keyOf(r.siteId, r.uniqueKey));
+  /** Due work by site and subject: commands cancel or list a subscription's open work. */
+  readonly dueWorkBySubject = this.dueWork.index((r) => keyOf(r.siteId, r.subjectId));
+  /** Idempotency claims by site, scope and key. */
+  readonly idempotencyByKey = this.idempotency.index((r) => keyOf(r.siteId, r.scope, r.key));
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
   /** Tables holding rows that belong to a site, for site deletion. */
-  siteOwnedTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
+  siteOwnedTables(): SiteOwnedTable[] {
     return [
       this.apiKeys,
       this.directCredentials,
@@ -107,7 +131,7 @@ export class MemoryState {
   }
 
   /** Tables of customer data, cleared by a site data clear. */
-  customerTables(): MemoryTable<{ readonly id: number; readonly siteId: number }>[] {
+  customerTables(): SiteOwnedTable[] {
     return [
       this.customers,
       this.paymentProfiles,

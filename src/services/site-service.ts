@@ -1,5 +1,5 @@
 import { assertCurrency } from '../domain/money/index.js';
-import { constantTimeEqual, generateApiKey, generateSecret, hashSecret, sha256Hex } from '../domain/signing/index.js';
+import { generateApiKey, generateSecret, hashSecret, secretHashMatches } from '../domain/signing/index.js';
 import { assertTimeZone } from '../domain/time/index.js';
 import { BillingError, invalid, ValidationCollector } from '../errors.js';
 import type {
@@ -82,6 +82,9 @@ export interface ApiKeySummary {
   readonly prefix: string;
   readonly createdAt: Date;
 }
+
+// What a missing site's key is compared with, so that an unknown site costs the same comparison.
+const NO_KEY_HASH = '0'.repeat(64);
 
 const SUBDOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -269,10 +272,11 @@ export class SiteService {
     return this.#deps.storage.transaction(async (tx) => {
       const site = typeof subdomain === 'string' ? await tx.sites.findBySubdomain(subdomain.toLowerCase()) : undefined;
       const keys: ApiKeyRecord[] = site ? await tx.credentials.activeApiKeys(site.id) : [];
-      const presented = sha256Hex(typeof apiKey === 'string' ? apiKey : '');
+      // One hash of the presented key, compared with each stored hash in constant time.
+      const presented = hashSecret(typeof apiKey === 'string' ? apiKey : '');
       let matched = false;
       for (const key of keys.length > 0 ? keys : [undefined]) {
-        const equal = constantTimeEqual(presented, key?.secretHash ?? '0'.repeat(64));
+        const equal = secretHashMatches(presented, key?.secretHash ?? NO_KEY_HASH);
         matched = (equal && key !== undefined) || matched;
       }
       if (!site || !matched) throw unauthorized();
@@ -290,8 +294,8 @@ export class SiteService {
   ): Promise<{ site: SiteRecord; apiId: string; apiSecret: string }> {
     return this.#deps.storage.transaction(async (tx) => {
       const credential = await tx.credentials.findDirectByApiId(apiId);
-      const expected = credential?.apiPasswordHash ?? '0'.repeat(64);
-      const equal = constantTimeEqual(sha256Hex(typeof apiPassword === 'string' ? apiPassword : ''), expected);
+      const expected = credential?.apiPasswordHash ?? NO_KEY_HASH;
+      const equal = secretHashMatches(hashSecret(typeof apiPassword === 'string' ? apiPassword : ''), expected);
       const site = credential && equal ? await tx.sites.findById(credential.siteId) : undefined;
       if (!credential || !equal || !site) throw unauthorized();
       return { site, apiId: credential.apiId, apiSecret: credential.apiSecret };

@@ -1,5 +1,5 @@
 import type { DueWorkRecord, DueWorkRepository } from 'billing-engine';
-import type { MemoryState } from '../memory-state.js';
+import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
 /** Due work over the memory tables. */
@@ -7,7 +7,12 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
   const isOpen = (row: DueWorkRecord) => row.status === 'pending' || row.status === 'claimed';
   return {
     async schedule(work) {
-      const taken = state.dueWork.count((r) => r.siteId === work.siteId && r.uniqueKey === work.uniqueKey) > 0;
+      const taken =
+        state.dueWork.countIndexed(
+          state.dueWorkByKey,
+          keyOf(work.siteId, work.uniqueKey),
+          (r) => r.siteId === work.siteId && r.uniqueKey === work.uniqueKey,
+        ) > 0;
       if (taken) return undefined;
       return state.dueWork.insert(journal, {
         id: state.dueWork.nextId(),
@@ -26,11 +31,17 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       });
     },
     async findByKey(siteId, uniqueKey) {
-      return state.dueWork.find((r) => r.siteId === siteId && r.uniqueKey === uniqueKey);
+      return state.dueWork.findIndexed(
+        state.dueWorkByKey,
+        keyOf(siteId, uniqueKey),
+        (r) => r.siteId === siteId && r.uniqueKey === uniqueKey,
+      );
     },
     async pendingFor(siteId, subjectId, kinds) {
       return state.dueWork
-        .filter(
+        .filterIndexed(
+          state.dueWorkBySubject,
+          keyOf(siteId, subjectId),
           (r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)),
         )
         .sort(byDue);
@@ -84,7 +95,9 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       return true;
     },
     async cancelFor(siteId, subjectId, kinds, now) {
-      const rows = state.dueWork.filter(
+      const rows = state.dueWork.filterIndexed(
+        state.dueWorkBySubject,
+        keyOf(siteId, subjectId),
         (r) => r.siteId === siteId && r.subjectId === subjectId && isOpen(r) && (!kinds || kinds.includes(r.kind)),
       );
       for (const row of rows) state.dueWork.replace(journal, { ...row, status: 'canceled', updatedAt: now });

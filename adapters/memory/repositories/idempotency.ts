@@ -1,12 +1,16 @@
 import type { IdempotencyRepository } from 'billing-engine';
-import type { MemoryState } from '../memory-state.js';
+import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
 /** Insert-if-absent claims over the memory tables; writers are serialised, so a check-then-insert is atomic. */
 export function memoryIdempotency(state: MemoryState, journal: Journal): IdempotencyRepository {
   return {
     async claim(siteId, scope, key, now, expiresAt) {
-      const existing = state.idempotency.find((r) => r.siteId === siteId && r.scope === scope && r.key === key);
+      const existing = state.idempotency.findIndexed(
+        state.idempotencyByKey,
+        keyOf(siteId, scope, key),
+        (r) => r.siteId === siteId && r.scope === scope && r.key === key,
+      );
       if (existing !== undefined) {
         const lapsed = existing.expiresAt !== null && existing.expiresAt.getTime() <= now.getTime();
         if (!lapsed) return false;

@@ -41,6 +41,27 @@ export function isHexOfLength(value: unknown, length: number): value is string {
 }
 
 /**
+ * True when `candidate` is a string spelling the hex digest `digest` in either case, compared in
+ * time that depends only on the digest's length: every character pair is compared and the
+ * differences are OR-ed together, with no early exit. Anything else (not a string, another
+ * length, a non-hex character) is false, so untrusted input needs no separate check. `digest` must
+ * be hex, as `digest('hex')` writes it. This is the fast path for a digest just computed as hex: no
+ * Buffer is decoded, no native call is made, no regular expression runs.
+ */
+export function hexDigestMatches(digest: string, candidate: unknown): boolean {
+  const length = digest.length;
+  if (typeof candidate !== 'string' || candidate.length !== length) return false;
+  let difference = 0;
+  for (let i = 0; i < length; i++) {
+    const code = candidate.charCodeAt(i);
+    // `| 0x20` folds A-F onto a-f and keeps digits. Of every other character only the control
+    // characters 0x10-0x19 would fold onto a digit, so anything below 0x20 counts as a difference.
+    difference |= ((digest.charCodeAt(i) | 0x20) ^ (code | 0x20)) | (code < 0x20 ? 1 : 0);
+  }
+  return difference === 0;
+}
+
+/**
  * True when `hex` (already checked to be exactly the digest's length in hex digits, either case)
  * spells the same bytes as `digest`. Compares the raw bytes in constant time: no hex encoding of
  * the digest, no second hash — verifying a signature costs little more than computing the HMAC.

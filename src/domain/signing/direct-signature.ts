@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { hexDigestEquals, isHexOfLength } from './constant-time-equal.js';
+import { hexDigestMatches } from './constant-time-equal.js';
 
 /**
  * The signed parts of a direct-post request (`secure[...]` fields). Optional parts that were not
@@ -30,12 +30,13 @@ export interface DirectResponseSignatureParams {
 
 const SHA1_HEX_LENGTH = 40;
 
+// Strings are hashed as UTF-8 by default; naming the encoding costs a lookup on every call.
 function hmacSha1Hex(secret: string, message: string): string {
-  return createHmac('sha1', secret).update(message, 'utf8').digest('hex');
+  return createHmac('sha1', secret).update(message).digest('hex');
 }
 
 function part(value: string | number | undefined): string {
-  return value === undefined ? '' : String(value);
+  return typeof value === 'string' ? value : value === undefined ? '' : String(value);
 }
 
 /**
@@ -58,9 +59,11 @@ export function verifyDirectRequestSignature(
   apiSecret: string,
   signature: unknown,
 ): boolean {
-  if (!isHexOfLength(signature, SHA1_HEX_LENGTH)) return false;
-  const message = params.apiId + part(params.timestamp) + part(params.nonce) + part(params.data);
-  return hexDigestEquals(createHmac('sha1', apiSecret).update(message, 'utf8').digest(), signature);
+  // Malformed input is refused before any hashing; hexDigestMatches checks the characters.
+  if (typeof signature !== 'string' || signature.length !== SHA1_HEX_LENGTH) return false;
+  // Hex out of the HMAC and a constant-time compare of the hex text: cheaper than decoding the
+  // signature into a Buffer for timingSafeEqual (a Buffer digest is itself slower than a hex one).
+  return hexDigestMatches(directRequestSignature(params, apiSecret), signature);
 }
 
 /**
@@ -88,13 +91,6 @@ export function verifyDirectResponseSignature(
   apiSecret: string,
   signature: unknown,
 ): boolean {
-  if (!isHexOfLength(signature, SHA1_HEX_LENGTH)) return false;
-  const message =
-    params.apiId +
-    part(params.timestamp) +
-    params.nonce +
-    part(params.statusCode) +
-    part(params.resultCode) +
-    params.callId;
-  return hexDigestEquals(createHmac('sha1', apiSecret).update(message, 'utf8').digest(), signature);
+  if (typeof signature !== 'string' || signature.length !== SHA1_HEX_LENGTH) return false;
+  return hexDigestMatches(directResponseSignature(params, apiSecret), signature);
 }

@@ -22,7 +22,7 @@ export { HOSTED_PAGE_TOKEN_LENGTH, hostedPageToken, verifyHostedPageToken } from
 export { mergeSecureParams } from './merge-secure-params.js';
 export { FORM_DEPTH_LIMIT, FORM_PARAMETER_LIMIT } from './parse-form.js';
 export type { RandomSource } from './random-source.js';
-export { hashSecret, sha256Hex, verifySecret } from './secret-hash.js';
+export { hashSecret, secretHashMatches, sha256Hex, verifySecret } from './secret-hash.js';
 export { encodeSecureData, parseSecureData } from './secure-data.js';
 export { encodeWebhookBody, parseWebhookBody } from './webhook-body.js';
 export {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constantTimeHexEqual, isHexOfLength } from './constant-time-equal.js';
+import { hexDigestMatches } from './constant-time-equal.js';
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `text`. */
 export function sha256Hex(text: string): string {
@@ -19,11 +19,21 @@ export function hashSecret(secret: string): string {
 }
 
 /**
+ * True when `presented` (a {@link hashSecret} of a presented secret, so 64 hex digits) is the
+ * stored `hash` (either hex case), compared in constant time without hashing either side again. A malformed stored
+ * hash is simply a mismatch rather than an error, so a corrupted row can never authenticate
+ * anyone. A caller that checks one secret against several stored hashes (a site's active API
+ * keys) hashes it once.
+ */
+export function secretHashMatches(presented: string, hash: string): boolean {
+  return presented.length === 64 && hexDigestMatches(presented, hash);
+}
+
+/**
  * True when `secret` hashes to `hash` (as produced by {@link hashSecret}, either hex case). The
  * comparison is constant time, and a malformed stored hash is simply a mismatch rather than an error,
  * so a corrupted row can never authenticate anyone.
  */
 export function verifySecret(secret: string, hash: string): boolean {
-  if (!isHexOfLength(hash, 64)) return false;
-  return constantTimeHexEqual(hashSecret(secret), hash);
+  return secretHashMatches(hashSecret(secret), hash);
 }

@@ -1,5 +1,5 @@
 import { formatCivilDate, pad2 } from './civil-calendar.js';
-import { assertInstant } from './instant.js';
+import { assertInstant, MS_PER_DAY } from './instant.js';
 import { assertTimeZone } from './time-zone.js';
 import { wallClockFromMs, zoneOffsetAt } from './wall-clock.js';
 
@@ -31,10 +31,49 @@ function localParts(instant: Date, zone: string): { local: { date: string; time:
   assertTimeZone(zone);
   const ms = instant.getTime();
   const offset = zoneOffsetAt(ms, zone);
-  const wall = wallClockFromMs(ms + offset);
+  const localMs = ms + offset;
+  if (Number.isFinite(localMs)) return { local: localFields(localMs), offset };
+  const wall = wallClockFromMs(localMs);
   return {
     local: { date: formatCivilDate(wall), time: `${pad2(wall.hour)}:${pad2(wall.minute)}:${pad2(wall.second)}` },
     offset,
+  };
+}
+
+// '00' to '99': every two-digit field of a timestamp is one array read.
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+
+/**
+ * The date and time of day of a local timestamp (epoch milliseconds read as UTC), written as
+ * formatCivilDate and `HH:mm:ss` write them, by integer arithmetic: days since the epoch to a
+ * proleptic Gregorian date (H. Hinnant's `civil_from_days`, exact for every day a Date can hold),
+ * with no Date object and no field getters. Every response writes a dozen timestamps.
+ */
+function localFields(localMs: number): { date: string; time: string } {
+  const days = Math.floor(localMs / MS_PER_DAY);
+  const secondOfDay = Math.floor((localMs - days * MS_PER_DAY) / 1000);
+  const hour = Math.floor(secondOfDay / 3600);
+  const minute = Math.floor((secondOfDay - hour * 3600) / 60);
+  const second = secondOfDay - hour * 3600 - minute * 60;
+  // civil_from_days: eras of 400 years (146,097 days) starting on March 1st, year 0.
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const yearText =
+    year >= 0 && year <= 9999
+      ? String(year).padStart(4, '0')
+      : (year < 0 ? '-' : '+') + String(Math.abs(year)).padStart(6, '0');
+  return {
+    date: `${yearText}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`,
+    time: `${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}`,
   };
 }
 

@@ -40,14 +40,65 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+// Zones that are UTC under another name (`Etc/UTC`, `GMT`, `Zulu`...): ICU resolves them to `UTC`,
+// whose offset is zero at every instant, so they never need a lookup. Capped like the formatters.
+const utcAliases = new Map<string, boolean>();
+
+function isUtc(zone: string): boolean {
+  let utc = utcAliases.get(zone);
+  if (utc === undefined) {
+    utc = formatterFor(zone).resolvedOptions().timeZone === 'UTC';
+    if (utcAliases.size < MAX_FORMATTERS) utcAliases.set(zone, utc);
+  }
+  return utc;
+}
+
+// Offsets of whole hours, per zone: `Intl` formatting costs microseconds and the same instants
+// are formatted again and again (every timestamp of every response, every period boundary). An
+// hour is remembered only when its first and last millisecond have the same offset, so an hour
+// holding a transition is always read from `Intl`; this relies, like `fromWallClock`, on a zone's
+// transitions being months apart (two within one hour that cancel out do not exist). The cache is
+// bounded: past MAX_REMEMBERED_HOURS entries it starts again empty.
+const HOUR_MS = 3_600_000;
+const MAX_REMEMBERED_HOURS = 100_000;
+const hourOffsets = new Map<string, Map<number, number>>();
+let rememberedHours = 0;
+
 /**
  * The zone's UTC offset at an instant, in milliseconds to add to UTC to get local time (New York in
  * winter: -18,000,000). It is read from `Intl` directly, like date-fns-tz does internally, because
  * date-fns-tz's own `getTimezoneOffset` treats its argument as a wall time and is off by the DST
  * shift near transitions, and `toZonedTime` builds its result in the process's zone, so a local
- * time that does not exist in the process's zone comes back an hour off.
+ * time that does not exist in the process's zone comes back an hour off. UTC and its aliases are
+ * zero without a lookup, and offsets are remembered per hour of the zone (see above).
  */
 export function zoneOffsetAt(instantMs: number, zone: string): number {
+  if (isUtc(zone)) return Number.isFinite(instantMs) ? 0 : intlOffsetAt(instantMs, zone);
+  const hour = Math.floor(instantMs / HOUR_MS);
+  let hours = hourOffsets.get(zone);
+  const remembered = hours?.get(hour);
+  if (remembered !== undefined) return remembered;
+  const start = hour * HOUR_MS;
+  // Not a usable instant, or an hour that runs past the end of the Date range: no hour to remember.
+  if (!Number.isFinite(start) || start + HOUR_MS - 1 > MAX_INSTANT_MS) return intlOffsetAt(instantMs, zone);
+  const offset = intlOffsetAt(start, zone);
+  if (intlOffsetAt(start + HOUR_MS - 1, zone) !== offset) return intlOffsetAt(instantMs, zone);
+  if (rememberedHours >= MAX_REMEMBERED_HOURS) {
+    hourOffsets.clear();
+    rememberedHours = 0;
+    hours = undefined;
+  }
+  if (hours === undefined) {
+    hours = new Map();
+    hourOffsets.set(zone, hours);
+  }
+  hours.set(hour, offset);
+  rememberedHours += 1;
+  return offset;
+}
+
+/** The offset as `Intl` gives it: the zone's wall clock at the instant, read as UTC, minus the instant. */
+function intlOffsetAt(instantMs: number, zone: string): number {
   const fields: Record<string, string> = {};
   for (const part of formatterFor(zone).formatToParts(instantMs)) fields[part.type] = part.value;
   const yearOfEra = Number(fields.year);
