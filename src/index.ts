@@ -55,6 +55,7 @@ export * from './portal-link.js';
 export type { Clock } from './ports/clock.js';
 export type * from './ports/gateway.js';
 export type * from './ports/storage.js';
+export { SUBSCRIPTION_WORK_KINDS } from './ports/storage.js';
 export type {
   AllocationEffect,
   AllocationInput,

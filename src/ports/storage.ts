@@ -128,6 +128,24 @@ export type DueWorkKind =
   | 'reconcile_payment'
   | 'expiring_card_scan';
 
+/**
+ * The kinds of due work whose subject is a subscription. A claim never hands out a row of these
+ * kinds while an earlier open (pending or claimed) row of these kinds exists for the same site and
+ * subject, earlier meaning `(dueAt, id)` order. So a subscription's work runs in due order even
+ * when several workers catch up on a backlog: a dunning retry that cancels the subscription always
+ * runs before the renewal due after it, never beside it.
+ */
+export const SUBSCRIPTION_WORK_KINDS: readonly DueWorkKind[] = [
+  'renewal',
+  'trial_end',
+  'delayed_cancel',
+  'delayed_product_change',
+  'dunning_retry',
+  'expiration',
+  'auto_resume',
+  'notice',
+];
+
 /** A row of due work: something that must happen at or after `dueAt`. */
 export interface DueWorkRecord {
   readonly id: number;
@@ -276,7 +294,9 @@ export interface DueWorkRepository {
   pendingFor(siteId: number, subjectId: number, kinds?: readonly DueWorkKind[]): Promise<DueWorkRecord[]>;
   /**
    * Claims up to `limit` rows that are due and either pending or claimed under a lapsed lease,
-   * in `(dueAt, id)` order, marking them claimed by `owner` until `leaseUntil`.
+   * in `(dueAt, id)` order, marking them claimed by `owner` until `leaseUntil`. A row of
+   * {@link SUBSCRIPTION_WORK_KINDS} is passed over while an earlier open row of those kinds exists
+   * for its subject (one claimable row per subscription at a time, the earliest).
    * Race-safe: concurrent claimers never receive the same row while its lease holds.
    */
   claim(args: ClaimDueWork): Promise<DueWorkRecord[]>;

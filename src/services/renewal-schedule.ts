@@ -1,5 +1,11 @@
 import { daysInMonth, fromWallClock, toWallClock } from '../domain/time/index.js';
-import type { DueWorkKind, SiteRecord, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
+import {
+  type DueWorkKind,
+  type SiteRecord,
+  type StorageTransaction,
+  SUBSCRIPTION_WORK_KINDS,
+  type SubscriptionRecord,
+} from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 
 /**
@@ -7,16 +13,7 @@ import type { CommandContext } from './command-runner.js';
  * column (a payment attempt or a webhook can have the same id as a subscription), so cancelling a
  * subscription's work always names these kinds, never "all kinds of this subject".
  */
-export const SUBSCRIPTION_WORK: readonly DueWorkKind[] = [
-  'renewal',
-  'trial_end',
-  'delayed_cancel',
-  'delayed_product_change',
-  'dunning_retry',
-  'expiration',
-  'auto_resume',
-  'notice',
-];
+export const SUBSCRIPTION_WORK: readonly DueWorkKind[] = SUBSCRIPTION_WORK_KINDS;
 
 /** How long before a renewal or trial end its notice event is recorded (reference §3.4: 3 days). */
 export const NOTICE_LEAD_MS = 3 * 86_400_000;

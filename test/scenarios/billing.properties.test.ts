@@ -36,14 +36,18 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   days: fc.integer({ min: 20, max: 200 }),
 });
 
-/** Runs a scenario with the clock moved in steps of `stepDays` (0: one jump to the end). */
+/** Runs a scenario with the clock moved in steps of `stepDays` (0: one jump to the end, billed by two workers). */
 async function run(s: Scenario, stepDays: number) {
   const clock = new ManualClock(s.startMs);
   // Declines are chosen by renewal period, so both runs decline the same renewals.
   const gateway = createTestGateway();
-  const engine = createBillingEngine({ storage: createMemoryStorage(), clock, gateway });
+  const storage = createMemoryStorage();
+  const engine = createBillingEngine({ storage, clock, gateway });
+  // A second worker on the same storage: the jump is billed by both at once.
+  const otherWorker = createBillingEngine({ storage, clock, gateway });
   const events: BillingEvent[] = [];
   engine.on('*', (e) => events.push(e));
+  otherWorker.on('*', (e) => events.push(e));
   await engine.sites.create({
     subdomain: 'p',
     currency: 'USD',
@@ -71,7 +75,7 @@ async function run(s: Scenario, stepDays: number) {
   const end = s.startMs + s.days * DAY;
   if (stepDays === 0) {
     clock.set(end);
-    await engine.runDue();
+    await Promise.all([engine.runDue({ batchSize: 2 }), otherWorker.runDue({ batchSize: 3 })]);
   } else {
     for (let t = s.startMs + stepDays * DAY; t <= end; t += stepDays * DAY) {
       clock.set(t);

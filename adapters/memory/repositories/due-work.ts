@@ -1,4 +1,4 @@
-import type { DueWorkRecord, DueWorkRepository } from 'billing-engine';
+import { type DueWorkRecord, type DueWorkRepository, SUBSCRIPTION_WORK_KINDS } from 'billing-engine';
 import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -50,7 +50,14 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       const until = args.until.getTime();
       const now = args.now.getTime();
       const candidates: DueWorkRecord[] = [];
+      // The earliest open row of each subscription's work: only it may be claimed (port contract).
+      const earliest = new Map<string, DueWorkRecord>();
       for (const row of state.dueWork.scan()) {
+        if (isOpen(row) && SUBSCRIPTION_WORK_KINDS.includes(row.kind)) {
+          const subject = `${row.siteId}:${row.subjectId}`;
+          const first = earliest.get(subject);
+          if (first === undefined || byDue(row, first) < 0) earliest.set(subject, row);
+        }
         if (row.dueAt.getTime() > until) continue;
         if (args.siteId !== undefined && row.siteId !== args.siteId) continue;
         if (args.subjectId !== undefined && row.subjectId !== args.subjectId) continue;
@@ -61,7 +68,11 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
         if (claimable) candidates.push(row);
       }
       candidates.sort(byDue);
-      return candidates.slice(0, Math.max(0, args.limit)).map(
+      const inTurn = candidates.filter(
+        (row) =>
+          !SUBSCRIPTION_WORK_KINDS.includes(row.kind) || earliest.get(`${row.siteId}:${row.subjectId}`)?.id === row.id,
+      );
+      return inTurn.slice(0, Math.max(0, args.limit)).map(
         (row) =>
           state.dueWork.replace(journal, {
             ...row,

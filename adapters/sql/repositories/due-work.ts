@@ -5,7 +5,13 @@
  * instead of waiting or double-claiming; on SQLite the transaction already holds the database's
  * single write lock (`begin immediate`), so no other claimer can run in between.
  */
-import { BillingError, type DueWorkKind, type DueWorkRecord, type DueWorkRepository } from 'billing-engine';
+import {
+  BillingError,
+  type DueWorkKind,
+  type DueWorkRecord,
+  type DueWorkRepository,
+  SUBSCRIPTION_WORK_KINDS,
+} from 'billing-engine';
 import { type Selectable, sql } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject, decodeNullableInstant } from '../codecs.js';
 import type { DueWorkTable } from '../schema.js';
@@ -96,6 +102,33 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
               .$if(siteId !== undefined, (q) => q.where('site_id', '=', siteId as number))
               .$if(subjectId !== undefined, (q) => q.where('subject_id', '=', subjectId as number))
               .$if(kinds !== undefined, (q) => q.where('kind', 'in', kinds as readonly DueWorkKind[]))
+              // A subscription's row waits while an earlier one of its work is open (port contract),
+              // found through due_work_subject_idx.
+              .where((eb) =>
+                eb.or([
+                  eb('kind', 'not in', SUBSCRIPTION_WORK_KINDS),
+                  eb.not(
+                    eb.exists(
+                      eb
+                        .selectFrom('due_work as earlier')
+                        .select(sql<number>`1`.as('one'))
+                        .whereRef('earlier.site_id', '=', 'due_work.site_id')
+                        .whereRef('earlier.subject_id', '=', 'due_work.subject_id')
+                        .where(sql<boolean>`earlier.status in ('pending', 'claimed')`)
+                        .where('earlier.kind', 'in', SUBSCRIPTION_WORK_KINDS)
+                        .where((e) =>
+                          e.or([
+                            e('earlier.due_at', '<', e.ref('due_work.due_at')),
+                            e.and([
+                              e('earlier.due_at', '=', e.ref('due_work.due_at')),
+                              e('earlier.id', '<', e.ref('due_work.id')),
+                            ]),
+                          ]),
+                        ),
+                    ),
+                  ),
+                ]),
+              )
               .orderBy('due_at')
               .orderBy('id')
               .limit(limit)

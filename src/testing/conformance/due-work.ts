@@ -103,6 +103,53 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       assert.deepEqual(await claimAll('w3', 10), []);
     });
 
+    it("hands out a subscription's work one row at a time, earliest first, even to other workers", async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('due-subject')));
+      const schedule = (
+        kind: 'notice' | 'renewal' | 'dunning_retry' | 'reconcile_payment',
+        subjectId: number,
+        minutes: number,
+      ) =>
+        storage().transaction((tx) =>
+          tx.dueWork.schedule({
+            siteId: site.id,
+            kind,
+            subjectId,
+            dueAt: at(T0, minutes * MINUTE),
+            uniqueKey: `${kind}:${subjectId}:${minutes}`,
+          }),
+        );
+      await schedule('renewal', 7, 3);
+      await schedule('notice', 7, 1);
+      await schedule('renewal', 8, 2);
+      // Another kind of subject sharing the number is not held back.
+      await schedule('reconcile_payment', 7, 2);
+      const claim = (owner: string, now = T0) =>
+        storage().transaction((tx) =>
+          tx.dueWork.claim({ until: at(T0, 10 * MINUTE), limit: 10, owner, leaseUntil: at(now, 5 * MINUTE), now }),
+        );
+      const first = await claim('w1');
+      assert.deepEqual(
+        first.map((r) => r.uniqueKey),
+        ['notice:7:1', 'renewal:8:2', 'reconcile_payment:7:2'],
+      );
+      assert.deepEqual(await claim('w2'), [], 'a held earlier row keeps the later one back from other workers');
+      const notice = first[0]!;
+      // Work the notice schedules before the renewal runs first.
+      await schedule('dunning_retry', 7, 2);
+      assert.equal(await storage().transaction((tx) => tx.dueWork.complete(site.id, notice.id, 'w1', T0)), true);
+      assert.deepEqual(
+        (await claim('w2')).map((r) => r.uniqueKey),
+        ['dunning_retry:7:2'],
+      );
+      const retry = (await storage().transaction((tx) => tx.dueWork.findByKey(site.id, 'dunning_retry:7:2')))!;
+      assert.equal(await storage().transaction((tx) => tx.dueWork.complete(site.id, retry.id, 'w2', T0)), true);
+      assert.deepEqual(
+        (await claim('w3')).map((r) => r.uniqueKey),
+        ['renewal:7:3'],
+      );
+    });
+
     it('lets another worker take a row whose lease lapsed, and only the holder complete it', async () => {
       const site = await siteWithWork(storage(), 'due-lease');
       const [row] = await storage().transaction((tx) =>
