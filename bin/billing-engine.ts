@@ -189,10 +189,13 @@ program
         throw new InvalidArgumentError('--until must be an ISO 8601 instant.');
       const started = Date.now();
       const showBar = options.progress === 'bar' || (options.progress === 'auto' && process.stdout.isTTY === true);
-      // No total yet: the storage port has no count of due work (see bin/progress-bar.ts), so the
-      // bar shows what is done, the rate and the counts, and is full when the run ends.
+      // The total is what is due when the run starts; work the run schedules as it goes (retries,
+      // next periods due before --until) can take it past that, and the bar then grows its total.
       const bar = showBar
-        ? new ProgressBar((text) => process.stdout.write(text), { columns: () => process.stdout.columns })
+        ? new ProgressBar((text) => process.stdout.write(text), {
+            columns: () => process.stdout.columns,
+            total: await engine.countDue(until === undefined ? {} : { until }),
+          })
         : undefined;
       // Each worker's latest counts; the bar shows their sum. On SQLite a run never yields to
       // timers, so the bar is redrawn from the callback; the timer keeps time and rate moving

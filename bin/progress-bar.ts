@@ -1,8 +1,9 @@
 /**
  * The progress bar of `billing-engine run-due` on a terminal: one line redrawn in place with `\r`
  * (at most every 100 ms), fed by `runDue`'s `onProgress` counts. With a known total it shows how
- * far along the run is and an ETA; without one (the storage port has no count of due work yet) it
- * shows a moving block, the count done and the rate. Hand-written: a single line needs no library.
+ * far along the run is and an ETA (`run-due` passes `engine.countDue()`, what was due at the start);
+ * without one it shows a moving block, the count done and the rate. Hand-written: a single line
+ * needs no library.
  */
 
 /** The counts the bar shows (a subset of `RunDueSummary`). */

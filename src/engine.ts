@@ -178,6 +178,8 @@ export interface BillingEngine {
   preview<T>(subdomain: string, command: (site: SiteHandle) => Promise<T>): Promise<PreviewResult<T>>;
   /** Processes all due work (renewals, retries, notices, ...) up to `until` (default now), in due order. */
   runDue(options?: RunDueOptions): Promise<RunDueSummary>;
+  /** How many items `runDue` would find due up to `until` (default now): for progress reports. */
+  countDue(options?: Pick<RunDueOptions, 'until' | 'siteId'>): Promise<number>;
   /**
    * Sends the webhooks that are due (first attempts and retries) to the site's endpoints, each
    * delivery claimed so that concurrent workers never send one twice at once.
@@ -294,6 +296,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       return handle(site.subdomain);
     },
     runDue: (runOptions) => renewals.runDue(runOptions),
+    countDue: (countOptions) => renewals.countDue(countOptions),
     deliverWebhooks: (deliverOptions) => webhookService.deliverDue(deliverOptions),
     preview: (subdomain, command) =>
       previewCommand(

@@ -308,6 +308,11 @@ export interface DueWorkRepository {
   cancelFor(siteId: number, subjectId: number, kinds: readonly DueWorkKind[] | undefined, now: Date): Promise<number>;
   /** The earliest `dueAt` of pending rows, or undefined. */
   nextDueAt(siteId?: number): Promise<Date | undefined>;
+  /**
+   * How many open (pending or claimed) rows are due at or before `until`, of `kinds` when given,
+   * of one site when given: the size of a backlog, for progress reports.
+   */
+  countDue(args: { until: Date; kinds?: readonly DueWorkKind[]; siteId?: number }): Promise<number>;
 }
 
 /** The transactional outbox of events. */

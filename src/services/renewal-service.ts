@@ -206,6 +206,21 @@ export class RenewalService {
     return summary;
   }
 
+  /**
+   * How many items `runDue` would find due up to `until` (default now) right now: the open rows of
+   * the kinds it handles. Work the run schedules as it goes (retries, next periods) comes on top.
+   */
+  countDue(options: Pick<RunDueOptions, 'until' | 'siteId'> = {}): Promise<number> {
+    const until = options.until ?? this.#deps.clock.now();
+    return this.#deps.storage.transaction((tx) =>
+      tx.dueWork.countDue({
+        until,
+        kinds: HANDLED_KINDS,
+        ...(options.siteId === undefined ? {} : { siteId: options.siteId }),
+      }),
+    );
+  }
+
   /** Runs one subscription's work that is due now (after a reactivation, resume or billing-date change). */
   runDueFor(siteId: number, subjectId: number): Promise<RunDueSummary> {
     return this.runDue({ siteId, subjectId, until: this.#deps.clock.now() });

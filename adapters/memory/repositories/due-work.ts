@@ -114,6 +114,16 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       for (const row of rows) state.dueWork.replace(journal, { ...row, status: 'canceled', updatedAt: now });
       return rows.length;
     },
+    async countDue({ until, kinds, siteId }) {
+      let n = 0;
+      for (const row of state.dueWork.scan()) {
+        if (!isOpen(row) || row.dueAt.getTime() > until.getTime()) continue;
+        if (siteId !== undefined && row.siteId !== siteId) continue;
+        if (kinds !== undefined && !kinds.includes(row.kind)) continue;
+        n += 1;
+      }
+      return n;
+    },
     async nextDueAt(siteId) {
       let best: Date | undefined;
       for (const row of state.dueWork.scan()) {

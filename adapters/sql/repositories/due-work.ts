@@ -192,6 +192,19 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
       return Number(result.numUpdatedRows);
     },
 
+    async countDue({ until, kinds, siteId }) {
+      if (kinds !== undefined && kinds.length === 0) return 0;
+      const row = await db
+        .selectFrom('due_work')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .where(OPEN)
+        .where('due_at', '<=', encode.instant(until))
+        .$if(siteId !== undefined, (q) => q.where('site_id', '=', siteId as number))
+        .$if(kinds !== undefined, (q) => q.where('kind', 'in', kinds as readonly DueWorkKind[]))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
     async nextDueAt(siteId) {
       const row = await db
         .selectFrom('due_work')

@@ -150,6 +150,31 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       );
     });
 
+    it('counts the open rows due by an instant, by kind and by site', async () => {
+      const site = await siteWithWork(storage(), 'due-count');
+      const other = await siteWithWork(storage(), 'due-count-other');
+      const count = (args: { until: Date; kinds?: readonly ('renewal' | 'expiration')[]; siteId?: number }) =>
+        storage().transaction((tx) => tx.dueWork.countDue(args));
+      assert.equal(await count({ until: at(T0, 10 * MINUTE), siteId: site.id }), 3);
+      assert.equal(await count({ until: at(T0, 10 * MINUTE) }), 6);
+      assert.equal(await count({ until: at(T0, 60 * MINUTE), siteId: other.id }), 4);
+      assert.equal(await count({ until: at(T0, MINUTE), kinds: ['renewal'], siteId: site.id }), 1);
+      assert.equal(await count({ until: at(T0, 10 * MINUTE), kinds: [], siteId: site.id }), 0);
+      const [claimed] = await storage().transaction((tx) =>
+        tx.dueWork.claim({
+          until: at(T0, MINUTE),
+          limit: 1,
+          owner: 'w1',
+          leaseUntil: at(T0, 5 * MINUTE),
+          now: T0,
+          siteId: site.id,
+        }),
+      );
+      assert.equal(await count({ until: at(T0, 10 * MINUTE), siteId: site.id }), 3, 'a claimed row is still open');
+      await storage().transaction((tx) => tx.dueWork.complete(site.id, claimed!.id, 'w1', T0));
+      assert.equal(await count({ until: at(T0, 10 * MINUTE), siteId: site.id }), 2, 'a done row is not');
+    });
+
     it('lets another worker take a row whose lease lapsed, and only the holder complete it', async () => {
       const site = await siteWithWork(storage(), 'due-lease');
       const [row] = await storage().transaction((tx) =>
