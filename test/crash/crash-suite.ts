@@ -12,8 +12,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -23,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceDelta } from '../../src/domain/ledger/balance-delta.js';
 import type { TransactionType } from '../../src/ports/billing-records.js';
 import { mulberry32 } from '../../src/test-gateway.js';
+import { ok, Receiver } from '../support/loopback-receiver.js';
 import { BILL_UNTIL, BOOK_START, type BookShape, seedBook } from './crash-book.js';
 import type { CrashChildArgs, CrashChildSummary } from './crash-child.js';
 import { type ChargeFate, serveGateway } from './remote-gateway.js';
@@ -77,40 +76,6 @@ async function bundleChild(): Promise<string> {
     logLevel: 'error',
   });
   return outfile;
-}
-
-/** A webhook receiver that answers 200 and keeps every body by webhook id. */
-interface Receiver {
-  readonly url: string;
-  /** Bodies received per webhook id (more than one: a redelivery after a kill). */
-  readonly received: Map<string, string[]>;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const received = new Map<string, string[]>();
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      const id = new URLSearchParams(body).get('id') ?? '?';
-      received.set(id, [...(received.get(id) ?? []), body]);
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** How one incarnation is to die (or not). */
@@ -351,7 +316,7 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
       const book = async (label: string) => {
         const db = await harness.create(label);
         const gateway = createTestGateway();
-        const receiver = await startReceiver();
+        const receiver = await new Receiver(ok).start();
         const clock = new ManualClock(BOOK_START);
         const storage = await db.open();
         const engine = createBillingEngine({ storage, clock, gateway, webhooks: { allowLocalReceivers: true } });
@@ -412,7 +377,7 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
 
       for (const run of [control, crashed]) {
         await run.processes.close();
-        await run.receiver.close();
+        await run.receiver.stop();
         await run.db.dispose();
       }
     }, 600_000);
@@ -426,6 +391,8 @@ async function expectSound(
   receiver: Receiver,
   context: string,
 ): Promise<void> {
+  const received = new Map<string, string[]>();
+  for (const hit of receiver.hits) received.set(hit.id ?? '?', [...(received.get(hit.id ?? '?') ?? []), hit.body]);
   const ledger = await db.rows(
     `select id, subscription_id, type, kind, amount_in_cents, period_index, gateway_transaction_id,
             starting_balance_in_cents, ending_balance_in_cents
@@ -498,10 +465,10 @@ async function expectSound(
   const webhooks = await db.rows('select id, status, body from webhooks order by id');
   expect(webhooks.length).toBeGreaterThan(0);
   expect(webhooks.filter((w) => w.status !== 'successful').map((w) => num(w.id))).toEqual([]);
-  expect([...receiver.received.keys()].sort()).toEqual(webhooks.map((w) => String(num(w.id))).sort());
+  expect([...received.keys()].sort()).toEqual(webhooks.map((w) => String(num(w.id))).sort());
   for (const w of webhooks) {
     // A redelivery after a kill repeats the same signed body under the same id.
-    for (const body of receiver.received.get(String(num(w.id))) ?? []) expect(body).toBe(w.body);
+    for (const body of received.get(String(num(w.id))) ?? []) expect(body).toBe(w.body);
   }
   const silent = await db.rows(
     'select id, key from outbox_events where id not in (select event_id from webhooks where event_id is not null)',

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   type BillingEngine,
   createBillingEngine,
@@ -13,13 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_KEYS } from '../../src/domain/webhooks/index.js';
 import type { OutboxEventRecord, WebhookRecord } from '../../src/ports/storage.js';
 import { verifyWebhook, webhookSignatureFrom } from '../../src/webhook-receiver.js';
+import { answer, Receiver } from '../support/loopback-receiver.js';
 
 // ---------------------------------------------------------------------------------------------
 // A loopback receiver on 127.0.0.1 that can answer 503 or be down (connection refused) on demand.
 
 type Mode = 'up' | 'unavailable' | 'down';
 
-/** One request the receiver got and what it answered. */
+/** One request the receiver got, what it answered, and whether its signature verified. */
 interface Hit {
   readonly id: string | undefined;
   readonly eventId: string | undefined;
@@ -28,67 +27,51 @@ interface Hit {
   readonly status: number;
 }
 
+/** The shared loopback receiver, answering 503 while `mode` is not `up`, with signatures checked. */
 class OutageReceiver {
-  readonly hits: Hit[] = [];
   mode: Mode = 'up';
-  #server: Server | undefined;
-  #port = 0;
+  readonly #receiver: Receiver;
   readonly #sharedKey: () => string;
 
   constructor(sharedKey: () => string) {
     this.#sharedKey = sharedKey;
+    this.#receiver = new Receiver((hit, res) => answer(res, hit, this.mode === 'up' ? 200 : 503));
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.#port}/hooks`;
+    return `${this.#receiver.url}/hooks`;
+  }
+
+  get hits(): Hit[] {
+    return this.#receiver.hits.map((hit) => {
+      const verified = verifyWebhook({
+        rawBody: hit.body,
+        signature: webhookSignatureFrom(hit.headers),
+        sharedKey: this.#sharedKey(),
+      });
+      const eventId = verified.ok ? verified.payload.event_id : undefined;
+      return {
+        id: hit.id,
+        eventId: typeof eventId === 'string' ? eventId : undefined,
+        body: hit.body,
+        signatureValid: verified.ok,
+        status: hit.status ?? 0,
+      };
+    });
   }
 
   async start(): Promise<void> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const verified = verifyWebhook({
-          rawBody: body,
-          signature: webhookSignatureFrom(req.headers),
-          sharedKey: this.#sharedKey(),
-        });
-        const status = this.mode === 'up' ? 200 : 503;
-        const eventId = verified.ok ? verified.payload.event_id : undefined;
-        this.hits.push({
-          id: /^id=(\d+)&/.exec(body)?.[1],
-          eventId: typeof eventId === 'string' ? eventId : undefined,
-          body,
-          signatureValid: verified.ok,
-          status,
-        });
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        res.end(status === 200 ? 'ok' : 'down for maintenance');
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, '127.0.0.1', () => resolve());
-    });
-    this.#port = (server.address() as AddressInfo).port;
-    this.#server = server;
+    await this.#receiver.start();
   }
 
   /** Stops listening and drops every connection: connections are refused until `start` again (same port). */
-  async stop(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.#receiver.stop();
   }
 
   /** Accepted (200) hits per webhook id. */
   accepted(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const hit of this.hits) if (hit.status === 200 && hit.id) counts.set(hit.id, (counts.get(hit.id) ?? 0) + 1);
-    return counts;
+    return this.#receiver.accepted();
   }
 }
 
