@@ -3,7 +3,7 @@
  * `POST /subscriptions/{id}/charges.json` through `createHttpApp` (rate limit off) over an
  * in-memory engine, served by @hono/node-server on 127.0.0.1, against a bare Hono handler on the
  * same server stack that returns the very bytes the engine returned (status, content type, body).
- * The load comes from `http-load.ts` in a child process: 10 keep-alive connections, loopback only.
+ * The load comes from autocannon (`http-load.ts`) in a child process: 10 keep-alive connections, loopback only.
  */
 import { fork } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -131,7 +131,7 @@ export async function runHttpSection(context: BenchContext): Promise<void> {
     report.note(
       `Engine: createHttpApp over the memory adapter (one site, one subscription with a card; rate limit off); bare: a ` +
         `Hono app with the same routes returning the engine's captured response bytes (${read.body.length} B read, ` +
-        `${charge.body.length} B charge). Both served by @hono/node-server on 127.0.0.1; load from a child process with ` +
+        `${charge.body.length} B charge). Both served by @hono/node-server on 127.0.0.1; load from autocannon in a child process with ` +
         `${CONNECTIONS} keep-alive connections; ${config.runs} alternating run(s) of ${config.timeBoxMs} ms after ` +
         `${config.warmUpMs} ms warm-up, at most ${MAX_REQUESTS_PER_RUN.toLocaleString('en-US')} requests per run. ` +
         'Every POST is a real one-time charge through the test gateway. Median req/s; p50/p99 are medians over the runs.',

@@ -1,10 +1,10 @@
 /**
- * A small keep-alive HTTP load generator on `node:http`: a fixed number of connections, each
- * sending its requests back to back, for a bounded time and a bounded count. It runs in a child
- * process (`http-load-child.ts`) so that the server under test keeps its own event loop.
+ * The HTTP load generator: autocannon (as issue 11 asks), with a fixed number of keep-alive
+ * connections, one request in flight each, for a bounded time and a bounded count. It runs in a
+ * child process (`http-load-child.ts`) so that the server under test keeps its own event loop.
  */
 import http from 'node:http';
-import { percentile } from './measure.js';
+import autocannon from 'autocannon';
 
 /** What to send, how hard, and for how long. */
 export interface LoadOptions {
@@ -19,87 +19,47 @@ export interface LoadOptions {
   readonly maxRequests: number;
 }
 
-/** What a load run measured. Latencies are from request start to the last byte of the response. */
+/** What a load run measured (autocannon's figures). Latencies are per request, in ms. */
 export interface LoadResult {
   readonly requests: number;
-  /** Responses with a status other than the expected 2xx, and transport errors. */
+  /** Responses with a status other than 2xx, transport errors and timeouts. */
   readonly failures: number;
   readonly seconds: number;
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** The first failure seen, to explain a non-zero count. */
+  /** What the failures were, to explain a non-zero count. */
   readonly firstFailure?: string;
 }
 
-/** Runs the load and returns its figures. */
+/** Runs the load with autocannon and returns its figures. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const target = new URL(options.url);
-  const latencies: number[] = [];
-  let failures = 0;
-  let firstFailure: string | undefined;
-  let started = 0;
-  const start = performance.now();
-  const deadline = start + options.durationMs;
-  const body = options.body === undefined ? undefined : Buffer.from(options.body);
-  const headers = {
-    ...options.headers,
-    ...(body === undefined ? {} : { 'content-length': String(body.length) }),
-  };
-
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const request = http.request(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname + target.search,
-          method: options.method,
-          headers,
-        },
-        (response) => {
-          response.on('data', () => {});
-          response.on('end', () => {
-            latencies.push(performance.now() - t0);
-            const status = response.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-              failures += 1;
-              firstFailure ??= `HTTP ${status}`;
-            }
-            resolve();
-          });
-        },
-      );
-      request.on('error', (error) => {
-        failures += 1;
-        firstFailure ??= error.message;
-        resolve();
-      });
-      request.end(body);
-    });
-
-  await Promise.all(
-    Array.from({ length: options.connections }, async () => {
-      while (performance.now() < deadline && started < options.maxRequests) {
-        started += 1;
-        await one();
-      }
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
+  const result = await autocannon({
+    url: options.url,
+    method: options.method,
+    headers: { ...options.headers },
+    ...(options.body === undefined ? {} : { body: options.body }),
+    connections: options.connections,
+    pipelining: 1,
+    duration: Math.max(1, options.durationMs / 1000),
+    maxOverallRequests: options.maxRequests,
+  });
+  const requests = result.requests.total;
+  const failures = result.non2xx + result.errors + result.timeouts;
+  const seconds = result.duration;
+  const statuses = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, stat]) => `HTTP ${status} x${(stat as { count: number }).count}`);
   return {
-    requests: latencies.length,
+    requests,
     failures,
     seconds,
-    requestsPerSecond: latencies.length / seconds,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    ...(firstFailure === undefined ? {} : { firstFailure }),
+    requestsPerSecond: requests / seconds,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    ...(failures === 0
+      ? {}
+      : { firstFailure: [...statuses, ...(result.errors > 0 ? [`${result.errors} errors`] : [])].join(', ') }),
   };
 }
 
