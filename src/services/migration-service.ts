@@ -14,7 +14,7 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { recordStateChange } from './lifecycle-service.js';
-import { chargeAttempt, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
+import { chargeOrLookUp, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
 import {
@@ -154,12 +154,7 @@ export class MigrationService {
         await scheduleRefundIfUncommitted(tx, pending, now);
         return pending;
       });
-      let result = await chargeAttempt(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
-      if (result.outcome === 'unknown') {
-        // The answer was lost: ask the gateway once by key before reporting a failure.
-        const known = await this.#deps.gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
-        if (known?.outcome === 'success') result = known;
-      }
+      const result = await chargeOrLookUp(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
       if (result.outcome !== 'success') {
         const outcome = result.outcome;
         await runCommand(this.#deps, async (ctx) => {

@@ -59,6 +59,23 @@ export async function chargeAttempt(
   }
 }
 
+/**
+ * {@link chargeAttempt} for a command that commits its effect only after the charge (a signup, a
+ * migration): a lost answer is looked up once by key before the caller reports a failure, so a
+ * charge the gateway did take completes the command instead of waiting for reconciliation.
+ */
+export async function chargeOrLookUp(
+  gateway: PaymentGateway,
+  attempt: PaymentAttemptRecord,
+  vault: { vaultToken: string; customerVaultToken: string | null },
+  description: string,
+): Promise<ChargeResult> {
+  const result = await chargeAttempt(gateway, attempt, vault, description);
+  if (result.outcome !== 'unknown') return result;
+  const known = await gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
+  return known?.outcome === 'success' ? known : result;
+}
+
 /** How long after a payment attempt its reconciliation row falls due, if its outcome was never committed. */
 export const RECONCILE_AFTER_MS = 60 * 60_000;
 

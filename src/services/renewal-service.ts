@@ -121,9 +121,6 @@ const HANDLED_KINDS: DueWorkKind[] = [
   'expiring_card_scan',
 ];
 
-/** The kinds whose processing schedules more work for the same subject. */
-const SCHEDULING_KINDS: readonly DueWorkKind[] = ['renewal', 'dunning_retry', 'auto_resume', 'reconcile_payment'];
-
 const LEASE_MS = 5 * 60_000;
 
 /** How long after an unanswered charge it is looked at again (by key, never re-charged blindly). */
@@ -174,19 +171,7 @@ export class RenewalService {
         }),
       );
       if (batch.length === 0) break;
-      const rescheduled = new Set<string>();
       for (const item of batch) {
-        const subject = `${item.siteId}:${item.subjectId}`;
-        if (rescheduled.has(subject)) {
-          // An earlier item of this subject in the batch may have scheduled work due before this
-          // one (a dunning retry a day later, a cancellation): hand it back, so that it is claimed
-          // again in due order with that work, as a worker running in real time would meet them.
-          await this.#deps.storage.transaction((tx) =>
-            tx.dueWork.release(item.siteId, item.id, this.#owner, item.dueAt, this.#deps.clock.now()),
-          );
-          continue;
-        }
-        if (SCHEDULING_KINDS.includes(item.kind)) rescheduled.add(subject);
         summary.processed += 1;
         try {
           const outcome = await this.#process(item);

@@ -48,7 +48,7 @@ import {
   validateCustomerInput,
 } from './customer-service.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
-import { chargeAttempt, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
+import { chargeOrLookUp, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
@@ -225,17 +225,12 @@ export class SubscriptionService {
         await scheduleRefundIfUncommitted(tx, pending, now);
         return pending;
       });
-      let result = await chargeAttempt(
+      const result = await chargeOrLookUp(
         this.#deps.gateway,
         attempt,
         vault!,
         `Signup: ${plan.product.version.terms.name}`,
       );
-      if (result.outcome === 'unknown') {
-        // The answer was lost: ask the gateway once by key before telling the customer it failed.
-        const known = await this.#deps.gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
-        if (known?.outcome === 'success') result = known;
-      }
       if (result.outcome !== 'success') {
         const failed = attempt;
         const outcome = result.outcome;
