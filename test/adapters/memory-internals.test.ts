@@ -39,7 +39,10 @@ describe('memory adapter: copy', () => {
             cloneError = (error as Error).name;
           }
           expect(copyError).toBe(cloneError);
-          expect(isDeepStrictEqual(copied, cloned)).toBe(true);
+          // Node's isDeepStrictEqual calls two invalid Dates different (NaN !== NaN); vitest's strict
+          // equality treats them as equal and still checks types, sparseness and prototypes, so it
+          // judges whenever Node's check disagrees.
+          if (!isDeepStrictEqual(copied, cloned)) expect(copied).toStrictEqual(cloned);
         },
       ),
       { numRuns: 3000 },
