@@ -279,6 +279,12 @@ export interface IdempotencyRepository {
    * Race-safe: of any number of concurrent claims of one key, exactly one returns true.
    */
   claim(siteId: number, scope: string, key: string, now: Date, expiresAt: Date | null): Promise<boolean>;
+  /**
+   * Gives up the claim of `(siteId, scope, key)` so it can be claimed again at once (an exclusive
+   * claim whose work has ended). Returns whether a claim was held. Claims that are never released
+   * (a uniqueness token, a nonce) simply never call it.
+   */
+  release(siteId: number, scope: string, key: string): Promise<boolean>;
 }
 
 /** Scheduled work: renewals, retries, expirations, deliveries. */

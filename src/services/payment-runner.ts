@@ -1,3 +1,4 @@
+import { BillingError } from '../errors.js';
 import type { ChargeResult, PaymentGateway } from '../ports/gateway.js';
 import type { PaymentAttemptRecord, StorageTransaction } from '../ports/storage.js';
 
@@ -125,4 +126,56 @@ export function scheduleRefundIfUncommitted(
     currency: attempt.currency,
   };
   return scheduleReconciliation(tx, attempt, { ...plan }, now);
+}
+
+/** The idempotency scope of open-collection claims. */
+export const OPEN_COLLECTION_SCOPE = 'open_collection';
+
+/**
+ * How long an open-collection claim holds when its command never releases it (the process died
+ * between the charge and its outcome): past the reconciliation of the attempt it guarded, which
+ * settles or refunds that money, so a later command never collects beside an unsettled one.
+ */
+export const OPEN_COLLECTION_HOLD_MS = 2 * RECONCILE_AFTER_MS;
+
+/** The claim subject of a subscription's collections (migrations, allocations, reactivations). */
+export function subscriptionCollection(subscriptionId: number): string {
+  return `subscription:${subscriptionId}`;
+}
+
+/** The claim subject of a signup for a customer reference (one signup per reference at a time). */
+export function customerReferenceCollection(reference: string): string {
+  return `customer_reference:${reference}`;
+}
+
+/**
+ * Makes a command that collects money exclusive for its subject, in the transaction that commits
+ * its payment attempt, so before the gateway is called: of any number of concurrent commands on one
+ * subscription (or one customer reference), one gets the claim and charges; the others are refused
+ * with `conflict` (409) and take no money. The command's outcome step releases the claim with
+ * {@link releaseOpenCollection}; a claim left by a dead process lapses after
+ * {@link OPEN_COLLECTION_HOLD_MS}.
+ */
+export async function claimOpenCollection(
+  tx: StorageTransaction,
+  siteId: number,
+  subject: string,
+  now: Date,
+  refusal = 'Another payment for this subscription is in progress; nothing was charged. Try again when it has finished.',
+): Promise<void> {
+  const claimed = await tx.idempotency.claim(
+    siteId,
+    OPEN_COLLECTION_SCOPE,
+    subject,
+    now,
+    new Date(now.getTime() + OPEN_COLLECTION_HOLD_MS),
+  );
+  if (!claimed) {
+    throw new BillingError('conflict', refusal);
+  }
+}
+
+/** Ends an open-collection claim taken by {@link claimOpenCollection} (in the outcome step). */
+export async function releaseOpenCollection(tx: StorageTransaction, siteId: number, subject: string): Promise<void> {
+  await tx.idempotency.release(siteId, OPEN_COLLECTION_SCOPE, subject);
 }

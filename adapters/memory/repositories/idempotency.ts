@@ -27,5 +27,13 @@ export function memoryIdempotency(state: MemoryState, journal: Journal): Idempot
       });
       return true;
     },
+    async release(siteId, scope, key) {
+      const existing = state.idempotency.findIndexed(
+        state.idempotencyByKey,
+        keyOf(siteId, scope, key),
+        (r) => r.siteId === siteId && r.scope === scope && r.key === key,
+      );
+      return existing === undefined ? false : state.idempotency.delete(journal, existing.id);
+    },
   };
 }

@@ -33,5 +33,14 @@ export function createIdempotencyRepository({ db, encode }: RepositoryContext): 
         .executeTakeFirst();
       return row !== undefined;
     },
+    async release(siteId, scope, key) {
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where('site_id', '=', siteId)
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
   };
 }

@@ -32,6 +32,20 @@ export function idempotencyCases({ api, storage }: SectionContext): void {
       assert.equal(await claim(at(T0, 1000 * hour), null, 'forever'), false);
     });
 
+    it('releases a claim so it can be claimed again, and only that claim', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('idem-rel')));
+      const claim = (key: string) =>
+        storage().transaction((tx) => tx.idempotency.claim(site.id, 'open', key, T0, at(T0, 3_600_000)));
+      const release = (key: string) => storage().transaction((tx) => tx.idempotency.release(site.id, 'open', key));
+      assert.equal(await claim('a'), true);
+      assert.equal(await claim('b'), true);
+      assert.equal(await claim('a'), false);
+      assert.equal(await release('a'), true);
+      assert.equal(await release('a'), false, 'nothing left to release');
+      assert.equal(await claim('a'), true, 'claimable again after release');
+      assert.equal(await claim('b'), false, 'the other claim still holds');
+    });
+
     it('rolls a claim back with its transaction', async () => {
       const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('idem-rb')));
       await assert.rejects(
