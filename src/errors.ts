@@ -118,6 +118,19 @@ export function invalid(message: string, attribute?: string): BillingError {
 }
 
 /** A not-found error naming the kind of record and its id. */
+/**
+ * The refusal of a write that would take a subscription's balance beyond what is kept exactly
+ * (a safe integer of minor units, about 90 trillion major units). Storage adapters throw it
+ * inside the writing transaction, so the command changes nothing and the subscription keeps
+ * working: every later command still reads a balance it can represent.
+ */
+export function balanceOutOfRange(subscriptionId: number): BillingError {
+  return invalid(
+    `Amount: would take the balance of subscription ${subscriptionId} beyond ${Number.MAX_SAFE_INTEGER} minor units, the largest amount kept exactly.`,
+    'amount',
+  );
+}
+
 export function notFound(what: string, id?: string | number): BillingError {
   const message = id === undefined ? `${what} not found.` : `${what} ${id} not found.`;
   return new BillingError('not_found', message, { data: id === undefined ? { what } : { what, id } });

@@ -74,6 +74,26 @@ export function ledgerSuite(harness: StorageHarness): void {
 
     const eventsOf = (events: readonly BillingEvent[], key: string) => events.filter((e) => e.key === key);
 
+    describe('balance range', () => {
+      it('refuses an adjustment that would take the balance past 2^53, and the subscription keeps working', async () => {
+        const ctx = await setup();
+        const max = Number.MAX_SAFE_INTEGER;
+        const start = await balance(ctx.f, ctx.sub);
+        // Up to the largest balance kept exactly: allowed.
+        await ctx.ledger.adjust('acme', ctx.sub, { amountInCents: max - start });
+        expect(await balance(ctx.f, ctx.sub)).toBe(max);
+        const message = `Amount: would take the balance of subscription ${ctx.sub} beyond ${max} minor units, the largest amount kept exactly.`;
+        await rejectsWithoutTrace(ctx, () => ctx.ledger.adjust('acme', ctx.sub, { amountInCents: 1 }), [message]);
+        // Every later command still works: reads, a credit back down, and the other direction's limit.
+        await ctx.ledger.adjust('acme', ctx.sub, { amountInCents: -max });
+        expect(await balance(ctx.f, ctx.sub)).toBe(0);
+        await ctx.ledger.adjust('acme', ctx.sub, { amountInCents: -max });
+        await rejectsWithoutTrace(ctx, () => ctx.ledger.adjust('acme', ctx.sub, { amountInCents: -1 }), [message]);
+        expect((await lines(ctx.f, ctx.sub)).at(-1)?.endingBalanceInCents).toBe(-max);
+        expect((await ctx.f.engine.site('acme').subscriptions.get(ctx.sub)).balanceInCents).toBe(-max);
+      });
+    });
+
     describe('charges', () => {
       it('T1: an immediate charge of 7 creates a charge and its payment of 700, balance unchanged', async () => {
         const ctx = await setup();

@@ -1,4 +1,4 @@
-import type { LedgerRepository, TransactionRecord } from 'billing-engine';
+import { balanceOutOfRange, type LedgerRepository, type TransactionRecord } from 'billing-engine';
 import type { MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -14,11 +14,14 @@ export function memoryLedger(state: MemoryState, journal: Journal): LedgerReposi
       const out: TransactionRecord[] = [];
       for (const { balanceDeltaInCents, ...line } of lines) {
         const starting = balanceOf(line.siteId, line.subscriptionId);
+        const ending = starting + balanceDeltaInCents;
+        // The journal undoes the lines already inserted when the command's transaction rolls back.
+        if (!Number.isSafeInteger(ending)) throw balanceOutOfRange(line.subscriptionId);
         const stored = state.transactions.insert(journal, {
           ...line,
           id: state.transactions.nextId(),
           startingBalanceInCents: starting,
-          endingBalanceInCents: starting + balanceDeltaInCents,
+          endingBalanceInCents: ending,
           refundedAmountInCents: 0,
         });
         const previous = state.lastLine.get(line.subscriptionId);

@@ -3,7 +3,13 @@
  * lines' deltas to it in one UPDATE, which also takes the row lock, so concurrent appends to one
  * subscription queue behind each other and every line starts where the previous one ended.
  */
-import { BillingError, type LedgerRepository, type TransactionRecord, type TransactionType } from 'billing-engine';
+import {
+  BillingError,
+  balanceOutOfRange,
+  type LedgerRepository,
+  type TransactionRecord,
+  type TransactionType,
+} from 'billing-engine';
 import { type Selectable, sql } from 'kysely';
 import { decodeBoolean, decodeId, decodeInstant, decodeInteger, decodeMoney, encodeMoney } from '../codecs.js';
 import type { LedgerTransactionsTable } from '../schema.js';
@@ -29,7 +35,8 @@ export function createLedgerRepository({ db, encode }: RepositoryContext): Ledge
       for (const line of lines) {
         const key = `${line.siteId}:${line.subscriptionId}`;
         const total = totals.get(key) ?? { siteId: line.siteId, subscriptionId: line.subscriptionId, delta: 0 };
-        total.delta = encodeMoney(total.delta + encodeMoney(line.balanceDeltaInCents));
+        total.delta = total.delta + encodeMoney(line.balanceDeltaInCents);
+        if (!Number.isSafeInteger(total.delta)) throw balanceOutOfRange(line.subscriptionId);
         totals.set(key, total);
       }
       const running = new Map<string, number>();
@@ -42,9 +49,19 @@ export function createLedgerRepository({ db, encode }: RepositoryContext): Ledge
           .set({ balance_in_cents: sql<number>`balance_in_cents + ${total.delta}` })
           .where('site_id', '=', total.siteId)
           .where('id', '=', total.subscriptionId)
+          // A balance beyond a safe integer could never be read back exactly: refused here, in
+          // the database's own arithmetic, before anything is written.
+          .where(sql<number>`abs(balance_in_cents + ${total.delta})`, '<=', Number.MAX_SAFE_INTEGER)
           .returning('balance_in_cents')
           .executeTakeFirst();
         if (row === undefined) {
+          const exists = await db
+            .selectFrom('subscriptions')
+            .select('id')
+            .where('site_id', '=', total.siteId)
+            .where('id', '=', total.subscriptionId)
+            .executeTakeFirst();
+          if (exists !== undefined) throw balanceOutOfRange(total.subscriptionId);
           throw new BillingError('not_found', `Subscription ${total.subscriptionId} not found.`, {
             data: { what: 'subscription', id: total.subscriptionId },
           });
@@ -54,7 +71,8 @@ export function createLedgerRepository({ db, encode }: RepositoryContext): Ledge
       const values = lines.map(({ balanceDeltaInCents, ...line }) => {
         const key = `${line.siteId}:${line.subscriptionId}`;
         const starting = running.get(key) ?? 0;
-        const ending = encodeMoney(starting + balanceDeltaInCents);
+        const ending = starting + balanceDeltaInCents;
+        if (!Number.isSafeInteger(ending)) throw balanceOutOfRange(line.subscriptionId);
         running.set(key, ending);
         return {
           site_id: line.siteId,
