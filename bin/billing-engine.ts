@@ -46,7 +46,16 @@ function progressMode(value: string): ProgressMode {
   throw new InvalidArgumentError("must be 'auto', 'bar' or 'none'.");
 }
 
-const NO_WORK: RunDueSummary = { processed: 0, notices: 0, scans: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
+const NO_WORK: RunDueSummary = {
+  processed: 0,
+  notices: 0,
+  scans: 0,
+  renewed: 0,
+  recovered: 0,
+  declined: 0,
+  failed: 0,
+  errors: 0,
+};
 
 function port(value: string): number {
   const n = Number(value);
@@ -229,16 +238,17 @@ program
         (sum, r) => ({
           processed: sum.processed + r.processed,
           renewed: sum.renewed + r.renewed,
+          recovered: sum.recovered + r.recovered,
           declined: sum.declined + r.declined,
           failed: sum.failed + r.failed,
           errors: sum.errors + r.errors,
         }),
-        { processed: 0, renewed: 0, declined: 0, failed: 0, errors: 0 },
+        { processed: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 },
       );
       bar?.finish(total);
       const seconds = (Date.now() - started) / 1000;
       console.log(
-        `processed ${total.processed}, renewed ${total.renewed}, declined ${total.declined}, failed ${total.failed}, errors ${total.errors} in ${seconds.toFixed(1)} s (${(total.processed / Math.max(seconds, 0.001)).toFixed(0)}/s)`,
+        `processed ${total.processed}, renewed ${total.renewed}, recovered ${total.recovered}, declined ${total.declined}, failed ${total.failed}, errors ${total.errors} in ${seconds.toFixed(1)} s (${(total.processed / Math.max(seconds, 0.001)).toFixed(0)}/s)`,
       );
       if (total.errors > 0) process.exitCode = 2;
     } finally {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { prorate } from '../domain/money/index.js';
+import { remainderOf, unpaidRemainder } from '../billing/assessment.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid, notFound } from '../errors.js';
 import type {
+  CouponRecord,
   NewTransaction,
   PaymentAttemptRecord,
   ProductRecord,
@@ -13,11 +14,21 @@ import type {
   SubscriptionRecord,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { renewalComponentLines } from './component-billing.js';
 import { recordStateChange } from './lifecycle-service.js';
-import { chargeOrLookUp, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
+import {
+  chargeOrLookUp,
+  claimOpenCollection,
+  pendingAttempt,
+  releaseOpenCollection,
+  scheduleRefundIfUncommitted,
+  subscriptionCollection,
+} from './payment-runner.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
+import { couponDataAfter, renewalCoupons } from './renewal-service.js';
 import { loadSite } from './site-service.js';
 import {
+  couponDiscounts,
   line,
   loadSubscription,
   loadView,
@@ -62,6 +73,17 @@ export interface MigrationPreview {
   readonly creditAppliedInCents: number;
 }
 
+/** A line a migration posts for the new product (a charge, or a coupon's discount of them). */
+interface PlannedLine {
+  readonly type: 'charge' | 'adjustment';
+  readonly kind: string;
+  readonly amountInCents: number;
+  readonly memo: string;
+  readonly componentId: number | null;
+  /** The coupon of a discount line. */
+  readonly couponCode?: string;
+}
+
 /** The plan of one migration: amounts plus what the commit writes. */
 interface MigrationPlan extends MigrationPreview {
   readonly site: SiteRecord;
@@ -69,16 +91,27 @@ interface MigrationPlan extends MigrationPreview {
   readonly target: { product: ProductRecord; version: ProductVersionRecord };
   readonly preservePeriod: boolean;
   readonly trialEnd: Date | null;
-  readonly setupFeeInCents: number;
-  readonly baseChargeInCents: number;
+  /** What the current period had paid for its remaining time: credited back (0 or more). */
+  readonly creditInCents: number;
+  /** Charges for the new product and its coupons' discounts, in posting order. */
+  readonly lines: readonly PlannedLine[];
+  /** The total of the component charges of a new period (checked again when they are written). */
+  readonly componentTotalInCents: number;
+  /** The coupons that discounted a new period (their uses are counted when it is written). */
+  readonly coupons: readonly CouponRecord[];
 }
 
 const MIGRATABLE = ['active', 'trialing', 'trial_ended'] as const;
 
 /**
  * Product changes: immediate or delayed changes without proration, and prorated migrations with
- * a preview. Proration is computed over the actual period length to the millisecond; the credit
- * is at least one minor unit when the period was charged (reference §5.2).
+ * a preview. A migration is billed by recompute and diff (src/billing/assessment.ts): the credit
+ * is what the lines already billed for the current period paid for its remaining time, so a
+ * second change in one period never credits the same time twice, a coupon's discount lowers the
+ * credit, and component charges are credited with the product's; the new product is then charged
+ * with its components and coupons, for the rest of the period (`preservePeriod`) or for a new
+ * full period. The credit is at least one minor unit when anything was paid for the period
+ * (reference §5.2).
  */
 export class MigrationService {
   readonly #deps: SubscriptionDeps;
@@ -107,7 +140,7 @@ export class MigrationService {
 
   /** What migrating would cost; changes nothing. */
   async preview(subdomain: string, id: number, input: MigrationInput): Promise<MigrationPreview> {
-    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, id, input, true));
+    const plan = await runCommand(this.#deps, (ctx) => this.#plan(ctx, subdomain, id, input, true));
     return {
       proratedAdjustmentInCents: plan.proratedAdjustmentInCents,
       chargeInCents: plan.chargeInCents,
@@ -119,13 +152,16 @@ export class MigrationService {
   /**
    * Migrates to another product (or another version of this one) with proration: a credit for
    * the unused time, a charge for the new product, and a payment of what is due, collected before
-   * anything changes. A decline records `upgrade_downgrade_failure` and leaves the subscription as
-   * it was; success records `upgrade_downgrade_success`.
+   * anything changes. The payment attempt commits with an exclusive claim on the subscription's
+   * collections, so of concurrent migrations (or allocations) only one reaches the gateway. A
+   * decline records `upgrade_downgrade_failure` and leaves the subscription as it was; success
+   * records `upgrade_downgrade_success`.
    */
   async migrate(subdomain: string, id: number, input: MigrationInput): Promise<SubscriptionView> {
     if (input.prorationDate !== undefined)
       throw invalid('Proration date: may only be given to a preview.', 'proration_date');
-    const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, id, input, false));
+    const plan = await runCommand(this.#deps, (ctx) => this.#plan(ctx, subdomain, id, input, false));
+    const claim = subscriptionCollection(id);
     let paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined;
     if (plan.paymentDueInCents > 0) {
       const profileId = plan.subscription.paymentProfileId;
@@ -137,6 +173,10 @@ export class MigrationService {
         throw invalid(`No credit card was on file for the ${plan.paymentDueInCents} balance.`);
       }
       const attempt = await runCommand(this.#deps, async ({ tx, now }) => {
+        // Before the gateway: a concurrent command on this subscription is refused here, unpaid.
+        await claimOpenCollection(tx, plan.site.id, claim, now);
+        const current = await loadSubscription(tx, plan.site.id, id);
+        if (current.version !== plan.subscription.version) throw changedMeanwhile();
         const pending = await tx.payments.insert(
           pendingAttempt({
             siteId: plan.site.id,
@@ -163,10 +203,12 @@ export class MigrationService {
             message: result.message,
             updatedAt: ctx.now,
           });
-          // A still-unknown outcome keeps its reconciliation, which refunds the charge if it was taken.
+          // A still-unknown outcome keeps its reconciliation, which refunds the charge if it was
+          // taken; that row now guards the money, so the claim can go either way.
           if (outcome !== 'unknown') {
             await ctx.tx.dueWork.cancelFor(plan.site.id, attempt.id, ['reconcile_payment'], ctx.now);
           }
+          await releaseOpenCollection(ctx.tx, plan.site.id, claim);
           ctx.record({
             siteId: plan.site.id,
             key: 'upgrade_downgrade_failure',
@@ -186,133 +228,146 @@ export class MigrationService {
       }
       paid = { attempt, transactionId: result.transactionId };
     }
-    return runCommand(this.#deps, async (ctx) => {
-      const subscription = await loadSubscription(ctx.tx, plan.site.id, id);
-      if (subscription.version !== plan.subscription.version) {
-        throw new BillingError(
-          'conflict',
-          'The subscription changed while the migration was being paid; nothing was changed and the payment will be refunded. Try again.',
-        );
+    try {
+      return await runCommand(this.#deps, (ctx) => this.#write(ctx, plan, paid));
+    } catch (error) {
+      // Not written: the paid attempt's reconciliation refunds it; the claim must not outlive this.
+      if (paid) {
+        await this.#deps.storage.transaction((tx) => releaseOpenCollection(tx, plan.site.id, claim)).catch(() => {});
       }
-      // A migration that resets the period opens period n+1 now: a trial period up to the trial end
-      // (the anchor for the paid periods after it), or a full period anchored now.
-      const newIndex = subscription.periodIndex + 1;
-      const interval = productInterval(plan.target.version.terms);
-      const reset = plan.preservePeriod
+      throw error;
+    }
+  }
+
+  /** The commit of a migration (after its payment, if one was due): the move, the lines, the events. */
+  async #write(
+    ctx: CommandContext,
+    plan: MigrationPlan,
+    paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined,
+  ): Promise<SubscriptionView> {
+    const id = plan.subscription.id;
+    const subscription = await loadSubscription(ctx.tx, plan.site.id, id);
+    if (subscription.version !== plan.subscription.version) throw changedMeanwhile(paid !== undefined);
+    const oldIndex = subscription.periodIndex;
+    // A migration that resets the period opens period n+1 now: a trial period up to the trial end
+    // (the anchor for the paid periods after it), or a full period anchored now.
+    const newIndex = oldIndex + 1;
+    const interval = productInterval(plan.target.version.terms);
+    const period = billingPeriod(ctx.now, 0, interval, plan.site.timeZone);
+    const couponData =
+      plan.preservePeriod || plan.coupons.length === 0
         ? {}
-        : plan.trialEnd !== null
-          ? {
-              periodIndex: newIndex,
-              periodAnchorAt: plan.trialEnd,
-              currentPeriodStartedAt: ctx.now,
-              currentPeriodEndsAt: plan.trialEnd,
-              nextAssessmentAt: plan.trialEnd,
-              data: { ...subscription.data, anchorIndex: newIndex + 1 },
-              state: 'trialing' as const,
-              trialStartedAt: ctx.now,
-              trialEndedAt: plan.trialEnd,
-            }
-          : (() => {
-              const period = billingPeriod(ctx.now, 0, interval, plan.site.timeZone);
-              return {
-                periodIndex: newIndex,
-                periodAnchorAt: ctx.now,
-                currentPeriodStartedAt: period.start,
-                currentPeriodEndsAt: period.end,
-                nextAssessmentAt: period.end,
-                data: { ...subscription.data, anchorIndex: newIndex },
-              };
-            })();
-      const moved = await writeAtVersion(ctx.tx, subscription, {
-        productId: plan.target.product.id,
-        productVersion: plan.target.version.version,
-        ...reset,
+        : couponDataAfter(
+            subscription.data,
+            plan.coupons,
+            plan.lines.flatMap((l) => (l.couponCode === undefined ? [] : [{ code: l.couponCode }])),
+          );
+    const reset = plan.preservePeriod
+      ? {}
+      : plan.trialEnd !== null
+        ? {
+            periodIndex: newIndex,
+            periodAnchorAt: plan.trialEnd,
+            currentPeriodStartedAt: ctx.now,
+            currentPeriodEndsAt: plan.trialEnd,
+            nextAssessmentAt: plan.trialEnd,
+            data: { ...subscription.data, ...couponData, anchorIndex: newIndex + 1 },
+            state: 'trialing' as const,
+            trialStartedAt: ctx.now,
+            trialEndedAt: plan.trialEnd,
+          }
+        : {
+            periodIndex: newIndex,
+            periodAnchorAt: ctx.now,
+            currentPeriodStartedAt: period.start,
+            currentPeriodEndsAt: period.end,
+            nextAssessmentAt: period.end,
+            data: { ...subscription.data, ...couponData, anchorIndex: newIndex },
+          };
+    const moved = await writeAtVersion(ctx.tx, subscription, {
+      productId: plan.target.product.id,
+      productVersion: plan.target.version.version,
+      ...reset,
+      updatedAt: ctx.now,
+    });
+    if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
+    if (!plan.preservePeriod && plan.trialEnd === null) {
+      // The new period's component charges, written now with the metered usage taken off; they
+      // must be what the payment was planned on.
+      const components = await renewalComponentLines(ctx, moved, { index: newIndex, ...period });
+      const total = components.reduce((sum, c) => sum + c.amountInCents, 0);
+      if (total !== plan.componentTotalInCents) throw changedMeanwhile(paid !== undefined);
+    }
+    const chargeIndex = moved.periodIndex;
+    const lines: NewTransaction[] = [];
+    if (plan.creditInCents > 0) {
+      lines.push(
+        line(
+          moved,
+          'adjustment',
+          'prorated',
+          -plan.creditInCents,
+          'Prorated credit for the unused part of the period',
+          ctx.now,
+          { periodIndex: oldIndex },
+        ),
+      );
+    }
+    for (const planned of plan.lines) {
+      lines.push(
+        line(moved, planned.type, planned.kind, planned.amountInCents, planned.memo, ctx.now, {
+          periodIndex: chargeIndex,
+          componentId: planned.componentId,
+        }),
+      );
+    }
+    if (paid) {
+      lines.push(
+        line(moved, 'payment', null, paid.attempt.amountInCents, 'Payment for migration', ctx.now, {
+          success: true,
+          gatewayTransactionId: paid.transactionId,
+        }),
+      );
+    }
+    const written = await ctx.tx.ledger.append(lines);
+    if (paid) {
+      const payment = written.at(-1)!;
+      await ctx.tx.payments.update(plan.site.id, paid.attempt.id, {
+        status: 'succeeded',
+        gatewayTransactionId: paid.transactionId,
+        transactionId: payment.id,
         updatedAt: ctx.now,
       });
-      if (moved.state !== subscription.state) recordStateChange(ctx, moved, subscription.state);
-      const lines: NewTransaction[] = [];
-      if (plan.proratedAdjustmentInCents !== 0) {
-        lines.push(
-          line(
-            moved,
-            'adjustment',
-            'prorated',
-            plan.proratedAdjustmentInCents,
-            'Prorated credit for the unused part of the period',
-            ctx.now,
-          ),
-        );
-      }
-      if (plan.baseChargeInCents > 0) {
-        lines.push(
-          line(
-            moved,
-            'charge',
-            'baseline',
-            plan.baseChargeInCents,
-            `${plan.target.version.terms.name} (migration)`,
-            ctx.now,
-            { periodIndex: moved.periodIndex },
-          ),
-        );
-      }
-      if (plan.setupFeeInCents > 0)
-        lines.push(
-          line(
-            moved,
-            'charge',
-            'initial',
-            plan.setupFeeInCents,
-            `${plan.target.version.terms.name} setup fee`,
-            ctx.now,
-          ),
-        );
-      if (paid) {
-        lines.push(
-          line(moved, 'payment', null, paid.attempt.amountInCents, 'Payment for migration', ctx.now, {
-            success: true,
-            gatewayTransactionId: paid.transactionId,
-          }),
-        );
-      }
-      const written = await ctx.tx.ledger.append(lines);
-      if (paid) {
-        const payment = written.at(-1)!;
-        await ctx.tx.payments.update(plan.site.id, paid.attempt.id, {
-          status: 'succeeded',
-          gatewayTransactionId: paid.transactionId,
-          transactionId: payment.id,
-          updatedAt: ctx.now,
-        });
-        await ctx.tx.dueWork.cancelFor(plan.site.id, paid.attempt.id, ['reconcile_payment'], ctx.now);
-        recordPayment(ctx, moved, payment, true);
-      }
-      if (!plan.preservePeriod) {
-        await ctx.tx.dueWork.cancelFor(plan.site.id, id, ['renewal', 'notice'], ctx.now);
-        await scheduleRenewalAt(ctx, moved);
-      }
-      ctx.record({
-        siteId: plan.site.id,
-        key: 'upgrade_downgrade_success',
-        subjectType: 'subscription',
-        subjectId: id,
-        payload: {
-          subscription: { id },
-          previous_product: { id: subscription.productId },
-          target_product: { id: plan.target.product.id },
-        },
-      });
-      return loadView(ctx.tx, plan.site.id, id);
+      await ctx.tx.dueWork.cancelFor(plan.site.id, paid.attempt.id, ['reconcile_payment'], ctx.now);
+      await releaseOpenCollection(ctx.tx, plan.site.id, subscriptionCollection(id));
+      recordPayment(ctx, moved, payment, true);
+    }
+    if (!plan.preservePeriod) {
+      await ctx.tx.dueWork.cancelFor(plan.site.id, id, ['renewal', 'notice'], ctx.now);
+      await scheduleRenewalAt(ctx, moved);
+    }
+    ctx.record({
+      siteId: plan.site.id,
+      key: 'upgrade_downgrade_success',
+      subjectType: 'subscription',
+      subjectId: id,
+      payload: {
+        subscription: { id },
+        previous_product: { id: subscription.productId },
+        target_product: { id: plan.target.product.id },
+      },
     });
+    return loadView(ctx.tx, plan.site.id, id);
   }
 
   async #plan(
-    tx: StorageTransaction,
+    ctx: CommandContext,
     subdomain: string,
     id: number,
     input: MigrationInput,
     preview: boolean,
   ): Promise<MigrationPlan> {
+    const { tx } = ctx;
     const site = await loadSite(tx, subdomain);
     const subscription = await loadSubscription(tx, site.id, id);
     if (input.productHandle === undefined && input.productId === undefined) throw invalid('Product must be specified');
@@ -331,57 +386,105 @@ export class MigrationService {
     if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
       throw invalid('Product: the subscription is already on this product and version.');
     }
-    const now = this.#deps.clock.now();
     const at =
-      input.prorationDate === undefined ? now : parseInstant(input.prorationDate, site.timeZone, 'Proration date');
-    const start = subscription.currentPeriodStartedAt.getTime();
-    const end = subscription.currentPeriodEndsAt.getTime();
-    if (at.getTime() < start || at.getTime() > end)
+      input.prorationDate === undefined ? ctx.now : parseInstant(input.prorationDate, site.timeZone, 'Proration date');
+    const current = { start: subscription.currentPeriodStartedAt, end: subscription.currentPeriodEndsAt };
+    if (at.getTime() < current.start.getTime() || at.getTime() > current.end.getTime())
       throw invalid('Proration date: must be within the current period.', 'proration_date');
-    const total = Math.max(1, end - start);
-    const remaining = end - at.getTime();
-    const lines = await tx.ledger.listForSubscription(site.id, id);
-    const chargedForPeriod = lines
-      .filter(
-        (l) =>
-          l.type === 'charge' &&
-          l.periodIndex === subscription.periodIndex &&
-          (l.kind === 'baseline' || l.kind === 'trial'),
-      )
-      .reduce((sum, l) => sum + l.amountInCents, 0);
-    const credit = chargedForPeriod > 0 ? Math.max(1, prorate(chargedForPeriod, remaining, total)) : 0;
+
+    // Recompute: what the lines billed for this period paid for the time after `at`.
+    const periodLines = (await tx.ledger.listForSubscription(site.id, id)).filter(
+      (l) => l.periodIndex === subscription.periodIndex,
+    );
+    const paidInAdvance = unpaidRemainder(periodLines, current.end, current.start);
+    const unused = unpaidRemainder(periodLines, current.end, at);
+    const creditInCents =
+      paidInAdvance > 0 && at.getTime() < current.end.getTime() ? Math.min(paidInAdvance, Math.max(1, unused)) : 0;
+
+    // Assess the new product: for the rest of this period, or a new full period (or a trial).
     const preservePeriod = input.preservePeriod === true;
     const terms = target.version.terms;
     const trialEnd =
       !preservePeriod && input.includeTrial && terms.trialInterval !== null
         ? addInterval(at, { count: terms.trialInterval, unit: terms.trialIntervalUnit ?? 'month' }, 1, site.timeZone)
         : null;
-    const baseChargeInCents =
-      trialEnd !== null
-        ? (terms.trialPriceInCents ?? 0)
-        : preservePeriod
-          ? prorate(terms.priceInCents, remaining, total)
-          : terms.priceInCents;
-    const setupFeeInCents = input.includeInitialCharge ? (terms.initialChargeInCents ?? 0) : 0;
-    const chargeInCents = baseChargeInCents + setupFeeInCents;
+    const charges: PlannedLine[] = [];
+    let componentTotalInCents = 0;
+    const charge = (kind: string, amountInCents: number, memo: string, componentId: number | null = null) => {
+      if (amountInCents > 0) charges.push({ type: 'charge', kind, amountInCents, memo, componentId });
+    };
+    if (trialEnd !== null) {
+      charge('baseline', terms.trialPriceInCents ?? 0, `${terms.name} (migration)`);
+    } else if (preservePeriod) {
+      charge('baseline', remainderOf(terms.priceInCents, current, at), `${terms.name} (migration)`);
+      // Components keep their allocations: the credit above gave back their unused part, and the
+      // rest of the period is charged again beside the new product (metered usage keeps accruing).
+      for (const c of await renewalComponentLines(
+        ctx,
+        subscription,
+        { index: subscription.periodIndex, ...current },
+        {
+          resetMetered: false,
+        },
+      )) {
+        if (c.kind === 'metered_component') continue;
+        charge(c.kind, remainderOf(c.amountInCents, current, at), `${c.memo}, prorated`, c.componentId);
+      }
+    } else {
+      charge('baseline', terms.priceInCents, `${terms.name} (migration)`);
+      const period = billingPeriod(at, 0, productInterval(terms), site.timeZone);
+      for (const c of await renewalComponentLines(
+        ctx,
+        subscription,
+        { index: subscription.periodIndex + 1, ...period },
+        {
+          resetMetered: false,
+        },
+      )) {
+        componentTotalInCents += c.amountInCents;
+        charge(c.kind, c.amountInCents, c.memo, c.componentId);
+      }
+    }
+    if (input.includeInitialCharge) charge('initial', terms.initialChargeInCents ?? 0, `${terms.name} setup fee`);
+    // The subscription's coupons discount the new charges as they would a renewal's.
+    const coupons = await renewalCoupons(tx, subscription);
+    const discounts: PlannedLine[] = couponDiscounts(charges, coupons).map((d) => ({
+      type: 'adjustment',
+      kind: 'coupon',
+      amountInCents: d.amountInCents,
+      memo: d.memo,
+      componentId: null,
+      couponCode: d.code,
+    }));
+    const chargeInCents = [...charges, ...discounts].reduce((sum, l) => sum + l.amountInCents, 0);
     const balance = await tx.ledger.balance(site.id, id);
-    const availableCredit = credit + Math.max(0, -balance);
-    const creditAppliedInCents = Math.min(chargeInCents, availableCredit);
-    const paymentDueInCents = Math.max(0, balance - credit + chargeInCents);
+    const availableCredit = creditInCents + Math.max(0, -balance);
     return {
       site,
       subscription,
       target,
       preservePeriod,
       trialEnd,
-      baseChargeInCents,
-      setupFeeInCents,
-      proratedAdjustmentInCents: -credit,
+      creditInCents,
+      lines: [...charges, ...discounts],
+      componentTotalInCents,
+      coupons,
+      proratedAdjustmentInCents: -creditInCents,
       chargeInCents,
-      paymentDueInCents,
-      creditAppliedInCents,
+      paymentDueInCents: Math.max(0, balance - creditInCents + chargeInCents),
+      creditAppliedInCents: Math.min(Math.max(0, chargeInCents), availableCredit),
     };
   }
+}
+
+/** The refusal of a migration whose subscription changed between its plan and its write. */
+function changedMeanwhile(paid = false): BillingError {
+  return new BillingError(
+    'conflict',
+    paid
+      ? 'The subscription changed while the migration was being paid; nothing was changed and the payment will be refunded. Try again.'
+      : 'The subscription was changed by another request; nothing was charged. Try again.',
+  );
 }
 
 async function writeAtVersion(

@@ -52,7 +52,7 @@ export async function renewalCoupons(
 }
 
 /** The subscription's data after a renewal applied these coupons: uses counted, deferrals spent. */
-function couponDataAfter(
+export function couponDataAfter(
   data: Readonly<Record<string, unknown>>,
   coupons: readonly CouponRecord[],
   discounts: readonly { code: string }[],
@@ -89,7 +89,10 @@ export interface RunDueSummary {
   readonly notices: number;
   /** Expiring-card scans run (each records `expiring_card` for the cards expiring next month). */
   readonly scans: number;
+  /** Renewals into a new period (paid, or covered by credit). */
   readonly renewed: number;
+  /** Dunning retries that collected the balance; a retry is not a renewal. */
+  readonly recovered: number;
   readonly declined: number;
   readonly failed: number;
   readonly errors: number;
@@ -103,7 +106,7 @@ export interface RenewalServiceOptions {
   ) => Promise<'succeeded' | 'failed' | 'unknown' | 'settled'>;
 }
 
-type Outcome = 'renewed' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice' | 'scan';
+type Outcome = 'renewed' | 'recovered' | 'declined' | 'failed' | 'skipped' | 'pending' | 'notice' | 'scan';
 
 /** States whose subscriptions renew at the end of their period. */
 const RENEWING: readonly SubscriptionState[] = ['active', 'trialing', 'past_due', 'soft_failure', 'unpaid'];
@@ -153,7 +156,7 @@ export class RenewalService {
   async runDue(options: RunDueOptions = {}): Promise<RunDueSummary> {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
-    const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, declined: 0, failed: 0, errors: 0 };
+    const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 };
     for (;;) {
       const left = options.limit === undefined ? batchSize : Math.min(batchSize, options.limit - summary.processed);
       if (left <= 0) break;
@@ -176,6 +179,7 @@ export class RenewalService {
         try {
           const outcome = await this.#process(item);
           if (outcome === 'renewed') summary.renewed += 1;
+          else if (outcome === 'recovered') summary.recovered += 1;
           else if (outcome === 'declined') summary.declined += 1;
           else if (outcome === 'failed') summary.failed += 1;
           else if (outcome === 'notice') summary.notices += 1;
@@ -530,7 +534,7 @@ export class RenewalService {
         await this.#recordPaid(ctx, site, subscription, prepared.attempt, result.transactionId, 'balance_settled');
         await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
         await this.#complete(ctx, item);
-        return 'renewed';
+        return 'recovered';
       }
       await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
         status: result.outcome === 'declined' ? 'declined' : 'failed',

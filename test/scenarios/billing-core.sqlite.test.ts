@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { billingCoreScenarios } from './billing-core.suite.js';
+
+billingCoreScenarios(sqliteHarness);

@@ -1,0 +1,314 @@
+import {
+  type BillingEngine,
+  createBillingEngine,
+  createTestGateway,
+  ManualClock,
+  type PaymentGateway,
+  type Storage,
+  type TestGateway,
+} from 'billing-engine';
+import type { StorageHarness } from 'billing-engine/testing';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { rejection } from '../support/engine-harness.js';
+
+const VISA = { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2030 };
+const DAY = 86_400_000;
+/** April 2026 has 30 days: a day is exactly 1/30 of the period. */
+const APRIL = Date.parse('2026-04-01T00:00:00Z');
+const PERIOD = 30 * DAY;
+
+/** A gateway whose charges wait until `open()` is called, so a command can be held mid-payment. */
+function gatedGateway(inner: TestGateway): { gateway: PaymentGateway; open: () => void; waiting: () => number } {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let waiting = 0;
+  const gateway: PaymentGateway = {
+    ...inner,
+    tokenize: (card) => inner.tokenize(card),
+    lookup: (key) => inner.lookup(key),
+    refund: (request) => inner.refund(request),
+    async charge(request) {
+      waiting += 1;
+      await gate;
+      return inner.charge(request);
+    },
+  };
+  return { gateway, open: () => release(), waiting: () => waiting };
+}
+
+interface Fixture {
+  engine: BillingEngine;
+  clock: ManualClock;
+  gateway: TestGateway;
+  storage: Storage;
+}
+
+/**
+ * The billing core on every adapter: what a period costs when changes combine (repeated
+ * proration, coupons, components), collection that is exclusive per subscription, and what
+ * `runDue` reports.
+ */
+export function billingCoreScenarios(harness: StorageHarness): void {
+  describe(`billing core (${harness.name})`, () => {
+    const open: Storage[] = [];
+    afterEach(async () => {
+      for (const storage of open.splice(0)) await (harness.destroy ? harness.destroy(storage) : storage.close());
+    });
+
+    async function fixture(): Promise<Fixture> {
+      const storage = await harness.create();
+      open.push(storage);
+      const clock = new ManualClock('2026-04-01T00:00:00Z');
+      const gateway = createTestGateway();
+      const engine = createBillingEngine({ storage, clock, gateway });
+      await engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'UTC' });
+      const acme = engine.site('acme');
+      const family = await acme.catalog.createFamily({ name: 'Plans' });
+      for (const [handle, price] of [
+        ['a', 1000],
+        ['b', 2500],
+        ['c', 4000],
+      ] as const) {
+        await acme.catalog.createProduct(family.id, {
+          name: handle.toUpperCase(),
+          handle,
+          priceInCents: price,
+          interval: 1,
+          intervalUnit: 'month',
+        });
+      }
+      await acme.coupons.create({
+        name: 'Half',
+        code: 'HALF',
+        percentage: '50',
+        recurring: true,
+        productFamilyId: family.id,
+      });
+      await acme.components.create(family.id, {
+        kind: 'quantity_based_component',
+        name: 'Seats',
+        handle: 'seats',
+        unitName: 'seat',
+        pricingScheme: 'per_unit',
+        unitPrice: '2.00',
+      });
+      return { engine, clock, gateway, storage };
+    }
+
+    const signup = (f: Fixture, extra: Record<string, unknown> = {}) =>
+      f.engine.site('acme').subscriptions.create({
+        productHandle: 'a',
+        customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
+        creditCard: VISA,
+        ...extra,
+      });
+
+    /** The net of the charges, credits and adjustments billed for one period (payments left out). */
+    async function periodNet(f: Fixture, id: number, periodIndex: number): Promise<number> {
+      const lines = await f.engine.site('acme').subscriptions.transactions(id);
+      return lines
+        .filter((l) => l.periodIndex === periodIndex && l.type !== 'payment' && l.type !== 'refund')
+        .reduce((sum, l) => sum + l.amountInCents, 0);
+    }
+
+    const at = (days: number) => new Date(APRIL + days * DAY);
+
+    it('repeated migrations keeping the period bill each segment once (A -> B -> C -> A)', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f);
+      const id = subscription.id;
+      f.clock.set(at(10));
+      const toB = await acme.subscriptions.previewMigration(id, { productHandle: 'b', preservePeriod: true });
+      expect(toB.proratedAdjustmentInCents).toBe(-667);
+      await acme.subscriptions.migrate(id, { productHandle: 'b', preservePeriod: true });
+      f.clock.set(at(16));
+      const toC = await acme.subscriptions.previewMigration(id, { productHandle: 'c', preservePeriod: true });
+      // B's unused time only: 2500 x 14/30; A's time was credited once, at the first move.
+      expect(toC.proratedAdjustmentInCents).toBe(-1167);
+      expect(toC.chargeInCents).toBe(1867);
+      const migrated = await acme.subscriptions.migrate(id, { productHandle: 'c', preservePeriod: true });
+      expect(migrated.subscription.periodIndex).toBe(0);
+      f.clock.set(at(19.5));
+      await acme.subscriptions.migrate(id, { productHandle: 'a', preservePeriod: true });
+      // April's net cost is the sum over segments of price x fraction of the period.
+      const formula = (1000 * 10 + 2500 * 6 + 4000 * 3.5 + 1000 * 10.5) / 30;
+      const net = await periodNet(f, id, 0);
+      expect(Math.abs(net - formula)).toBeLessThanOrEqual(3);
+      expect(net).toBe(1650);
+      // 27.00 was paid (10.00, then 16.67 and 3.33 on the two upgrades); the move back to A left the
+      // overpayment as credit, which the next renewal of A uses before charging the card.
+      expect((await acme.subscriptions.get(id)).balanceInCents).toBe(1650 - 2700);
+      const calls = f.gateway.chargeCalls;
+      f.clock.set('2026-05-01T00:00:01Z');
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
+      expect(await periodNet(f, id, 1)).toBe(1000);
+      expect(f.gateway.chargeCalls).toBe(calls);
+      expect((await acme.subscriptions.get(id)).balanceInCents).toBe(-50);
+    });
+
+    it('credits a coupon-discounted period at what was paid, and discounts the new charge', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f, { couponCode: 'HALF' });
+      expect(await periodNet(f, subscription.id, 0)).toBe(500);
+      f.clock.set(at(15));
+      const preview = await acme.subscriptions.previewMigration(subscription.id, {
+        productHandle: 'b',
+        preservePeriod: true,
+      });
+      // Half a period of A, paid 5.00 for the whole: 2.50 back, not 5.00.
+      expect(preview.proratedAdjustmentInCents).toBe(-250);
+      // Half a period of B (12.50) at 50%: 6.25.
+      expect(preview.chargeInCents).toBe(625);
+      await acme.subscriptions.migrate(subscription.id, { productHandle: 'b', preservePeriod: true });
+      expect(await periodNet(f, subscription.id, 0)).toBe(250 + 625);
+    });
+
+    it('credits component charges with the product and charges full components for the new period', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f, { components: [{ handle: 'seats', allocatedQuantity: 5 }] });
+      const id = subscription.id;
+      // A 10.00 + 5 seats x 2.00 = 20.00 for April.
+      expect(await periodNet(f, id, 0)).toBe(2000);
+      f.clock.set(at(10));
+      const preview = await acme.subscriptions.previewMigration(id, { productHandle: 'b' });
+      expect(preview.proratedAdjustmentInCents).toBe(-1333);
+      expect(preview.chargeInCents).toBe(2500 + 1000);
+      const view = await acme.subscriptions.migrate(id, { productHandle: 'b' });
+      expect(view.subscription.periodIndex).toBe(1);
+      expect(await periodNet(f, id, 0)).toBe(2000 - 1333);
+      const newPeriod = (await acme.subscriptions.transactions(id)).filter((l) => l.periodIndex === 1);
+      expect(newPeriod.map((l) => [l.type, l.kind, l.amountInCents])).toEqual([
+        ['charge', 'baseline', 2500],
+        ['charge', 'quantity_based_component', 1000],
+      ]);
+      expect(view.balanceInCents).toBe(0);
+    });
+
+    it('of concurrent migrations of one subscription, one charges and the others are refused unpaid', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f);
+      const callsAfterSignup = f.gateway.chargeCalls;
+      // The migrations run on an engine whose gateway holds every charge until the test opens it.
+      const second = gatedGateway(f.gateway);
+      const engine = createBillingEngine({ storage: f.storage, clock: f.clock, gateway: second.gateway });
+      const site = engine.site('acme');
+      f.clock.set(at(10));
+      const results = Promise.allSettled(
+        Array.from({ length: 8 }, () => site.subscriptions.migrate(subscription.id, { productHandle: 'c' })),
+      );
+      // Let every command reach the gateway or be refused before the one payment completes.
+      for (let i = 0; i < 50 && second.waiting() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 100));
+      second.open();
+      const settled = await results;
+      const fulfilled = settled.filter((r) => r.status === 'fulfilled');
+      const refused = settled.filter((r) => r.status === 'rejected');
+      expect(fulfilled).toHaveLength(1);
+      expect(refused).toHaveLength(7);
+      for (const r of refused) {
+        const reason = (r as PromiseRejectedResult).reason as { code?: string };
+        expect(['conflict', 'validation']).toContain(reason.code);
+      }
+      expect(second.waiting()).toBe(1);
+      expect(f.gateway.chargeCalls - callsAfterSignup).toBe(1);
+      const view = await acme.subscriptions.get(subscription.id);
+      expect(view.product.product.handle).toBe('c');
+      expect(view.balanceInCents).toBe(0);
+      // The claim was released: a later migration goes through.
+      await site.subscriptions.migrate(subscription.id, { productHandle: 'b' });
+      expect((await acme.subscriptions.get(subscription.id)).product.product.handle).toBe('b');
+    });
+
+    it('a refused concurrent migration changes nothing and takes no money', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f);
+      f.clock.set(at(5));
+      // Hold the subscription's collection claim as a migration in flight would.
+      const siteId = (await f.engine.sites.get('acme')).id;
+      await f.storage.transaction((tx) =>
+        tx.idempotency.claim(siteId, 'open_collection', `subscription:${subscription.id}`, at(5), at(6)),
+      );
+      const before = await acme.subscriptions.transactions(subscription.id);
+      const calls = f.gateway.chargeCalls;
+      const error = await rejection(acme.subscriptions.migrate(subscription.id, { productHandle: 'c' }));
+      expect(error.code).toBe('conflict');
+      expect(error.httpStatus).toBe(409);
+      expect(f.gateway.chargeCalls).toBe(calls);
+      expect(await acme.subscriptions.transactions(subscription.id)).toEqual(before);
+      expect((await acme.subscriptions.get(subscription.id)).product.product.handle).toBe('a');
+      // The claim lapses if its holder died: after its hold, migrations work again.
+      f.clock.set(at(6));
+      await acme.subscriptions.migrate(subscription.id, { productHandle: 'c' });
+    });
+
+    it('counts a dunning retry that collects as recovered, not as a renewal', async () => {
+      const f = await fixture();
+      const { subscription } = await signup(f);
+      f.gateway.injectFailure({ outcome: 'declined', keyPrefix: 'renewal:' });
+      f.clock.set('2026-05-01T00:00:01Z');
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 0, declined: 1, recovered: 0 });
+      expect((await f.engine.site('acme').subscriptions.get(subscription.id)).subscription.state).toBe('past_due');
+      f.clock.set('2026-05-10T00:00:00Z');
+      const summary = await f.engine.runDue();
+      expect(summary).toMatchObject({ renewed: 0, recovered: 1, declined: 0, errors: 0 });
+      expect((await f.engine.site('acme').subscriptions.get(subscription.id)).subscription.state).toBe('active');
+    });
+
+    it('for any sequence of product changes in one period, the period bills the segment formula', async () => {
+      const prices: Record<string, number> = { a: 1000, b: 2500, c: 4000 };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.integer({ min: 1, max: PERIOD / 3_600_000 - 1 }), { minLength: 1, maxLength: 4 }),
+          fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 4, maxLength: 4 }),
+          fc.boolean(),
+          async (hours, targets, coupon) => {
+            const f = await fixture();
+            const acme = f.engine.site('acme');
+            const { subscription } = await signup(f, coupon ? { couponCode: 'HALF' } : {});
+            const changes = [...hours].sort((x, y) => x - y);
+            let product = 'a';
+            const segments: [number, string][] = [[0, 'a']];
+            for (const [i, hour] of changes.entries()) {
+              const target = targets[i]!;
+              if (target === product) continue;
+              f.clock.set(new Date(APRIL + hour * 3_600_000));
+              const preview = await acme.subscriptions.previewMigration(subscription.id, {
+                productHandle: target,
+                preservePeriod: true,
+              });
+              const beforeNet = await periodNet(f, subscription.id, 0);
+              await acme.subscriptions.migrate(subscription.id, { productHandle: target, preservePeriod: true });
+              // Preview equals effect.
+              expect((await periodNet(f, subscription.id, 0)) - beforeNet).toBe(
+                preview.proratedAdjustmentInCents + preview.chargeInCents,
+              );
+              // No credit exceeds what was paid for the remaining time.
+              expect(-preview.proratedAdjustmentInCents).toBeLessThanOrEqual(beforeNet);
+              segments.push([hour * 3_600_000, target]);
+              product = target;
+            }
+            const rate = coupon ? 0.5 : 1;
+            let formula = 0;
+            for (const [i, [from, handle]] of segments.entries()) {
+              const to = segments[i + 1]?.[0] ?? PERIOD;
+              formula += (prices[handle]! * rate * (to - from)) / PERIOD;
+            }
+            const net = await periodNet(f, subscription.id, 0);
+            expect(Math.abs(net - formula)).toBeLessThanOrEqual(segments.length);
+            await (harness.destroy ? harness.destroy(f.storage) : f.storage.close());
+            open.splice(open.indexOf(f.storage), 1);
+          },
+        ),
+        { numRuns: harness.name === 'memory' ? 40 : 6 },
+      );
+    });
+  });
+}
