@@ -10,7 +10,7 @@ import type {
   StorageTransaction,
 } from '../ports/storage.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /** Input of a product family. */
 export interface FamilyInput {

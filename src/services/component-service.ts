@@ -17,7 +17,7 @@ import type {
 } from '../ports/storage.js';
 import { loadFamily } from './catalog-service.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /** A component kind as callers may spell it: the service's `*_component` names or the short ones. */
 export type ComponentKindInput = ComponentKind | 'quantity_based' | 'on_off' | 'metered';

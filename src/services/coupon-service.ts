@@ -11,7 +11,7 @@ import {
 } from '../errors.js';
 import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /**
  * Input of a coupon (spec §2, reference §6). Exactly one of `percentage` and an amount

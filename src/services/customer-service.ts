@@ -2,7 +2,7 @@ import { BillingError, invalid, notFound, ValidationCollector } from '../errors.
 import type { AddressFields, CustomerRecord, StorageTransaction } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /** Input of a customer (`customer_attributes`). */
 export interface CustomerInput {

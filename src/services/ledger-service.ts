@@ -22,7 +22,7 @@ import {
   scheduleReconciliation,
   type UncommittedPaymentPlan,
 } from './payment-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
 

@@ -3,10 +3,9 @@ import { addInterval, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
 import type { AddressFields, SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { changeProductInCommand, type ProductChangeInput } from './migration-service.js';
+import { changeProductInCommand, type ProductChangeInput } from './product-change.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
-import type { RenewalService } from './renewal-service.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 import {
   type CreditCardInput,
   line,
@@ -57,6 +56,11 @@ export interface HoldInput {
 
 const DAY_MS = 86_400_000;
 
+/** Runs one subscription's due work now (the renewal service), after a change that makes some due. */
+export interface DueWorkRunner {
+  runDueFor(siteId: number, subjectId: number): Promise<unknown>;
+}
+
 /**
  * The lifecycle of a subscription after signup: cancel now or at the end of the period, undo,
  * reactivate (with trial, preserving the balance, or resuming within the canceled period), hold
@@ -65,9 +69,9 @@ const DAY_MS = 86_400_000;
  */
 export class LifecycleService {
   readonly #deps: SubscriptionDeps;
-  readonly #renewals: RenewalService;
+  readonly #renewals: DueWorkRunner;
 
-  constructor(deps: SubscriptionDeps, renewals: RenewalService) {
+  constructor(deps: SubscriptionDeps, renewals: DueWorkRunner) {
     this.#deps = deps;
     this.#renewals = renewals;
   }

@@ -7,7 +7,7 @@ import type {
   StorageTransaction,
 } from '../ports/storage.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /** A resource type as callers may spell it: singular, or the plural of the service's paths. */
 export type MetafieldResourceInput = MetafieldResource | 'customers' | 'subscriptions';

@@ -1,7 +1,7 @@
 import { notFound, ValidationCollector } from '../errors.js';
 import type { NoteRecord, StorageTransaction } from '../ports/storage.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 import { loadSubscription } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
 

@@ -1,7 +1,7 @@
 import { drawBytes, type RandomSource } from '../domain/signing/random-source.js';
 import { BillingError } from '../errors.js';
 import type { CommandDeps } from './command-runner.js';
-import { loadSite } from './site-service.js';
+import { loadSite } from './site-lookup.js';
 
 /**
  * A subscription's referral code as the validate endpoint reports it. Codes live on the

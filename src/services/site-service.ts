@@ -12,6 +12,10 @@ import type {
   StorageTransaction,
 } from '../ports/storage.js';
 import { copyCatalog } from './catalog-service.js';
+import { loadSite } from './site-lookup.js';
+
+export { loadSite };
+
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 import { scheduleExpiringCardScan } from './renewal-schedule.js';
 
@@ -358,14 +362,6 @@ async function insertSite(ctx: CommandContext, fields: NewSiteFields): Promise<C
 /** The error for bad credentials, with the service's plain body. */
 export function unauthorized(): BillingError {
   return new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
-}
-
-/** Loads a site by subdomain inside a transaction; `not_found` when there is none. */
-export async function loadSite(tx: StorageTransaction, subdomain: string): Promise<SiteRecord> {
-  const site = typeof subdomain === 'string' ? await tx.sites.findBySubdomain(subdomain.toLowerCase()) : undefined;
-  if (site === undefined)
-    throw new BillingError('not_found', `Site '${String(subdomain)}' not found.`, { data: { what: 'site' } });
-  return site;
 }
 
 async function issueApiKey(tx: StorageTransaction, siteId: number, name: string, now: Date) {
