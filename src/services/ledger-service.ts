@@ -19,6 +19,7 @@ import { settleIfPaid } from './lifecycle-service.js';
 import {
   chargeAttempt,
   pendingAttempt,
+  releaseOpenCollection,
   scheduleReconciliation,
   type UncommittedPaymentPlan,
 } from './payment-runner.js';
@@ -556,6 +557,8 @@ export class LedgerService {
         updatedAt: ctx.now,
       });
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
+      // The command that held its subscription's collections for this payment is over.
+      if (typeof plan.claim === 'string') await releaseOpenCollection(ctx.tx, siteId, plan.claim);
       return 'failed' as const;
     });
   }
@@ -841,7 +844,13 @@ function parsePlan(
     typeof payload.amountInCents === 'number' &&
     typeof payload.currency === 'string'
   ) {
-    return { type, key, amountInCents: payload.amountInCents, currency: payload.currency };
+    return {
+      type,
+      key,
+      amountInCents: payload.amountInCents,
+      currency: payload.currency,
+      ...(typeof payload.claim === 'string' ? { claim: payload.claim } : {}),
+    };
   }
   if (typeof key !== 'string' || typeof subscriptionId !== 'number' || typeof memo !== 'string') return undefined;
   if (type === 'charge' && typeof payload.chargeInCents === 'number') {

@@ -187,7 +187,7 @@ export class MigrationService {
         );
         // A migration that is never written after its charge (a crash, a lost answer, a conflict)
         // is refunded by key; writing it, or a known failure, cancels this.
-        await scheduleRefundIfUncommitted(tx, pending, now);
+        await scheduleRefundIfUncommitted(tx, pending, now, claim);
         return pending;
       });
       const result = await chargeOrLookUp(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
@@ -200,11 +200,12 @@ export class MigrationService {
             updatedAt: ctx.now,
           });
           // A still-unknown outcome keeps its reconciliation, which refunds the charge if it was
-          // taken; that row now guards the money, so the claim can go either way.
+          // taken and then releases the claim: until then no other command collects for this
+          // subscription, so a retry by the caller cannot take the money a second time.
           if (outcome !== 'unknown') {
             await ctx.tx.dueWork.cancelFor(plan.site.id, attempt.id, ['reconcile_payment'], ctx.now);
+            await releaseOpenCollection(ctx.tx, plan.site.id, claim);
           }
-          await releaseOpenCollection(ctx.tx, plan.site.id, claim);
           ctx.record({
             siteId: plan.site.id,
             key: 'upgrade_downgrade_failure',

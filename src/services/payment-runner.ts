@@ -111,6 +111,11 @@ export interface UncommittedPaymentPlan {
   readonly key: string;
   readonly amountInCents: number;
   readonly currency: string;
+  /**
+   * The open-collection claim the command held while this payment's outcome was unknown; the
+   * reconciliation releases it once the money is settled (refunded or found never taken).
+   */
+  readonly claim?: string;
 }
 
 /** Schedules an {@link UncommittedPaymentPlan} for a just-inserted attempt, in the same transaction. */
@@ -118,12 +123,14 @@ export function scheduleRefundIfUncommitted(
   tx: StorageTransaction,
   attempt: PaymentAttemptRecord,
   now: Date,
+  claim?: string,
 ): Promise<void> {
   const plan: UncommittedPaymentPlan = {
     type: 'uncommitted',
     key: attempt.idempotencyKey,
     amountInCents: attempt.amountInCents,
     currency: attempt.currency,
+    ...(claim === undefined ? {} : { claim }),
   };
   return scheduleReconciliation(tx, attempt, { ...plan }, now);
 }

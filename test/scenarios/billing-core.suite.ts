@@ -249,6 +249,46 @@ export function billingCoreScenarios(harness: StorageHarness): void {
       await acme.subscriptions.migrate(subscription.id, { productHandle: 'c' });
     });
 
+    it('a migration whose charge answer is lost never collects twice, and is refunded if taken', async () => {
+      for (const charged of [true, false]) {
+        const f = await fixture();
+        const acme = f.engine.site('acme');
+        const { subscription } = await signup(f);
+        f.clock.set(at(10));
+        // The answer is lost and the lookup that follows finds nothing it can trust.
+        f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'migration:', charged });
+        const lookup = f.gateway.lookup.bind(f.gateway);
+        let lookupsDown = true;
+        f.gateway.lookup = async (key) => {
+          if (lookupsDown) throw new Error('no answer');
+          return lookup(key);
+        };
+        const failed = await rejection(acme.subscriptions.migrate(subscription.id, { productHandle: 'c' }));
+        expect(failed.code).toBe('gateway_error');
+        expect((await acme.subscriptions.get(subscription.id)).product.product.handle).toBe('a');
+        // While the outcome is open, a retry by the caller is refused before the gateway.
+        const calls = f.gateway.chargeCalls;
+        expect((await rejection(acme.subscriptions.migrate(subscription.id, { productHandle: 'c' }))).code).toBe(
+          'conflict',
+        );
+        expect(f.gateway.chargeCalls).toBe(calls);
+        // An hour later the reconciliation settles it: money taken is refunded in full.
+        lookupsDown = false;
+        f.clock.set(new Date(at(10).getTime() + 3_600_000));
+        await f.engine.runDue();
+        const taken = [...f.gateway.charges.entries()].filter(([key]) => key.startsWith('migration:'));
+        expect(taken).toHaveLength(charged ? 1 : 0);
+        for (const [, charge] of taken) expect(f.gateway.refunds.get(charge.transactionId)).toBe(charge.amountInCents);
+        // The claim is gone with the settled attempt: the caller's retry now goes through, once.
+        await acme.subscriptions.migrate(subscription.id, { productHandle: 'c' });
+        const kept = [...f.gateway.charges.entries()].filter(
+          ([key, c]) => key.startsWith('migration:') && f.gateway.refunds.get(c.transactionId) === undefined,
+        );
+        expect(kept).toHaveLength(1);
+        expect((await acme.subscriptions.get(subscription.id)).balanceInCents).toBe(0);
+      }
+    });
+
     it('counts a dunning retry that collects as recovered, not as a renewal', async () => {
       const f = await fixture();
       const { subscription } = await signup(f);
