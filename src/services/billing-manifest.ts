@@ -1,10 +1,8 @@
 import { computeDiscount } from '../domain/catalog/coupon-discount.js';
-import { nextPeriod } from '../domain/subscription/periods.js';
 import { BillingError } from '../errors.js';
 import type { SiteRecord, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
-import { renewalComponentLines } from './component-billing.js';
-import { renewalCoupons } from './renewal-service.js';
+import { assessNextPeriod } from './period-assessment.js';
 
 /** One line of a billing manifest. */
 export interface ManifestLineItem {
@@ -43,24 +41,15 @@ export async function nextBillingManifest(
   const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
   if (!version)
     throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
-  const terms = version.terms;
-  const period = nextPeriod(subscription, terms, site.timeZone, site.settings.periodRule);
-  const items: { kind: string; amountInCents: number; memo: string; componentId: number | null }[] = [
-    { kind: 'baseline', amountInCents: terms.priceInCents, memo: terms.name, componentId: null },
-  ];
-  if (subscription.state === 'trialing' && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
-    items.push({
-      kind: 'initial',
-      amountInCents: terms.initialChargeInCents!,
-      memo: `${terms.name} setup fee`,
-      componentId: null,
-    });
-  }
   const readOnly: CommandContext = { tx, now, record: () => {} };
-  for (const c of await renewalComponentLines(readOnly, subscription, period, { resetMetered: false })) {
-    items.push({ kind: c.kind, amountInCents: c.amountInCents, memo: c.memo, componentId: c.componentId });
-  }
-  const coupons = await renewalCoupons(tx, subscription);
+  const {
+    period,
+    charges: items,
+    coupons,
+  } = await assessNextPeriod(readOnly, site, subscription, version.terms, {
+    resetMetered: false,
+  });
+  // The per-line split of the same discount the renewal writes one line per coupon for.
   const discount = computeDiscount(
     items.map((item, i) => ({ key: String(i), amountInCents: item.amountInCents })),
     coupons.map((c) => ({

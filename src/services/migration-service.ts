@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { remainderOf, unpaidRemainder } from '../billing/assessment.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
-import { BillingError, invalid, notFound } from '../errors.js';
+import { BillingError, invalid } from '../errors.js';
 import type {
   CouponRecord,
   NewTransaction,
@@ -10,7 +10,6 @@ import type {
   ProductRecord,
   ProductVersionRecord,
   SiteRecord,
-  StorageTransaction,
   SubscriptionRecord,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
@@ -24,9 +23,9 @@ import {
   scheduleRefundIfUncommitted,
   subscriptionCollection,
 } from './payment-runner.js';
+import { couponDataAfter, renewalCoupons } from './period-assessment.js';
 import { changeProductInCommand, findTarget, type ProductChangeInput, writeAtVersion } from './product-change.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
-import { couponDataAfter, renewalCoupons } from './renewal-service.js';
 
 export type { ProductChangeInput };
 

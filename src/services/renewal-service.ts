@@ -1,70 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { nextPeriod } from '../domain/subscription/periods.js';
 import { LIVE_STATES, transition } from '../domain/subscription/state-machine.js';
 import { toWallClock } from '../domain/time/index.js';
 import { BillingError } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
-  CouponRecord,
   DueWorkKind,
   DueWorkRecord,
   PaymentAttemptRecord,
   ProductTerms,
   SiteRecord,
-  StorageTransaction,
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { renewalComponentLines } from './component-billing.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { chargeAttempt, pendingAttempt } from './payment-runner.js';
+import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
-import {
-  couponDiscounts,
-  couponUsesAfter,
-  line,
-  maskedProfile,
-  recordPayment,
-  type SubscriptionDeps,
-} from './subscription-service.js';
+import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
-/**
- * The coupons that discount a subscription's next renewal: recurring ones within their
- * `durationPeriodCount` (signup counts as the first period when it was discounted), and any coupon
- * a free trial deferred to the first amount due. Archived coupons keep applying (reference §6).
- */
-export async function renewalCoupons(
-  tx: StorageTransaction,
-  subscription: SubscriptionRecord,
-): Promise<CouponRecord[]> {
-  if (subscription.couponCodes.length === 0) return [];
-  const uses = (subscription.data.couponUses ?? {}) as Record<string, number>;
-  const deferred = (subscription.data.couponDeferred ?? []) as string[];
-  const out: CouponRecord[] = [];
-  for (const code of subscription.couponCodes) {
-    const coupon = await tx.coupons.findByCode(subscription.siteId, code);
-    if (!coupon) continue;
-    const withinDuration = coupon.durationPeriodCount === null || (uses[code] ?? 0) < coupon.durationPeriodCount;
-    if (deferred.includes(code) || (coupon.recurring && withinDuration)) out.push(coupon);
-  }
-  return out;
-}
-
-/** The subscription's data after a renewal applied these coupons: uses counted, deferrals spent. */
-export function couponDataAfter(
-  data: Readonly<Record<string, unknown>>,
-  coupons: readonly CouponRecord[],
-  discounts: readonly { code: string }[],
-): Record<string, unknown> {
-  const applied = new Set(coupons.map((c) => c.code));
-  const deferred = ((data.couponDeferred ?? []) as string[]).filter((code) => !applied.has(code));
-  return {
-    ...data,
-    couponUses: couponUsesAfter((data.couponUses ?? {}) as Record<string, unknown>, discounts),
-    couponDeferred: deferred,
-  };
-}
+// Where a renewal's coupons are chosen and counted; re-exported for the commands that share them.
+export { couponDataAfter, renewalCoupons } from './period-assessment.js';
 
 /** Options of {@link RenewalService.runDue}. */
 export interface RunDueOptions {
@@ -404,21 +360,14 @@ export class RenewalService {
           return 'skipped';
         }
       }
-      const period = nextPeriod(subscription, terms, site.timeZone, site.settings.periodRule);
-      const memo = `${terms.name} (${period.start.toISOString().slice(0, 10)} - ${period.end.toISOString().slice(0, 10)})`;
-      const assessed: { kind: string; amountInCents: number; memo: string; componentId?: number }[] = [
-        { kind: 'baseline', amountInCents: terms.priceInCents, memo },
-      ];
-      if (endingTrial && terms.initialChargeAfterTrial && (terms.initialChargeInCents ?? 0) > 0) {
-        assessed.push({ kind: 'initial', amountInCents: terms.initialChargeInCents!, memo: `${terms.name} setup fee` });
-      }
-      // Components: quantity and on/off in advance for the new period, metered usage of the ending
-      // period in arrears (its balance is taken off here, in this transaction).
-      for (const c of await renewalComponentLines(ctx, subscription, period)) {
-        assessed.push({ kind: c.kind, amountInCents: c.amountInCents, memo: c.memo, componentId: c.componentId });
-      }
-      const coupons = await renewalCoupons(ctx.tx, subscription);
-      const discounts = couponDiscounts(assessed, coupons);
+      const {
+        period,
+        charges: assessed,
+        coupons,
+        discounts,
+      } = await assessNextPeriod(ctx, site, subscription, terms, {
+        resetMetered: true,
+      });
       const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
         periodIndex: period.index,
         currentPeriodStartedAt: period.start,
@@ -430,7 +379,7 @@ export class RenewalService {
       const lines = assessed.map((a) =>
         line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, {
           periodIndex: period.index,
-          componentId: a.componentId ?? null,
+          componentId: a.componentId,
         }),
       );
       for (const d of discounts)

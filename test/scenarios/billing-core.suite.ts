@@ -3,6 +3,7 @@ import {
   createBillingEngine,
   createTestGateway,
   ManualClock,
+  nextBillingManifest,
   type PaymentGateway,
   type Storage,
   type TestGateway,
@@ -287,6 +288,44 @@ export function billingCoreScenarios(harness: StorageHarness): void {
         expect(kept).toHaveLength(1);
         expect((await acme.subscriptions.get(subscription.id)).balanceInCents).toBe(0);
       }
+    });
+
+    it('the next billing manifest is what the next renewal writes (components, coupons, metered usage)', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 7 }),
+          fc.boolean(),
+          fc.integer({ min: 0, max: 2 }),
+          async (seats, coupon, product) => {
+            const f = await fixture();
+            const acme = f.engine.site('acme');
+            const { subscription } = await signup(f, {
+              productHandle: ['a', 'b', 'c'][product],
+              components: [{ handle: 'seats', allocatedQuantity: seats }],
+              ...(coupon ? { couponCode: 'HALF' } : {}),
+            });
+            f.clock.set(at(20));
+            const manifest = await f.storage.transaction(async (tx) => {
+              const site = (await tx.sites.findBySubdomain('acme'))!;
+              const record = (await tx.subscriptions.findById(site.id, subscription.id))!;
+              return nextBillingManifest(tx, site, record, f.clock.now());
+            });
+            f.clock.set('2026-05-01T00:00:01Z');
+            await f.engine.runDue();
+            const renewal = (await acme.subscriptions.transactions(subscription.id)).filter(
+              (l) => l.periodIndex === 1 && l.type !== 'payment',
+            );
+            const charges = renewal.filter((l) => l.type === 'charge');
+            expect(charges.map((l) => [l.kind, l.amountInCents, l.memo, l.componentId])).toEqual(
+              manifest.lineItems.map((i) => [i.kind, i.amountInCents, i.memo, i.componentId]),
+            );
+            expect(renewal.reduce((sum, l) => sum + l.amountInCents, 0)).toBe(manifest.totalInCents);
+            await (harness.destroy ? harness.destroy(f.storage) : f.storage.close());
+            open.splice(open.indexOf(f.storage), 1);
+          },
+        ),
+        { numRuns: harness.name === 'memory' ? 25 : 4 },
+      );
     });
 
     it('counts a dunning retry that collects as recovered, not as a renewal', async () => {
