@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LIVE_STATES, transition } from '../domain/subscription/state-machine.js';
 import { toWallClock } from '../domain/time/index.js';
-import { BillingError } from '../errors.js';
+import { BillingError, invalid } from '../errors.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
   DueWorkKind,
@@ -52,6 +52,20 @@ export interface RunDueSummary {
   readonly declined: number;
   readonly failed: number;
   readonly errors: number;
+}
+
+/** The counts of two runs together. */
+function addSummaries(a: RunDueSummary, b: RunDueSummary): RunDueSummary {
+  return {
+    processed: a.processed + b.processed,
+    notices: a.notices + b.notices,
+    scans: a.scans + b.scans,
+    renewed: a.renewed + b.renewed,
+    recovered: a.recovered + b.recovered,
+    declined: a.declined + b.declined,
+    failed: a.failed + b.failed,
+    errors: a.errors + b.errors,
+  };
 }
 
 /** Collaborators of {@link RenewalService}. */
@@ -108,8 +122,43 @@ export class RenewalService {
     this.#reconcile = options.reconcile;
   }
 
-  /** Processes everything due up to `until`; running it again does nothing more. */
+  /**
+   * Processes everything due up to `until`; running it again does nothing more. Billing ahead of
+   * the clock is for test sites only: a live site's work runs up to the clock's now at most (asking
+   * for a live site by `siteId` with a later `until` is refused), while test sites run to `until`.
+   */
   async runDue(options: RunDueOptions = {}): Promise<RunDueSummary> {
+    const now = this.#deps.clock.now();
+    if (options.until === undefined || options.until.getTime() <= now.getTime()) return this.#runUntil(options);
+    const sites = await this.#deps.storage.transaction((tx) => tx.sites.list());
+    const named = options.siteId === undefined ? undefined : sites.find((site) => site.id === options.siteId);
+    if (named?.mode === 'live') {
+      throw invalid(
+        `Until: may not pass the clock's now (${now.toISOString()}) on a live site; only test sites may bill ahead.`,
+        'until',
+      );
+    }
+    // Everything to now first (live and test alike, in due order), then each test site to `until`.
+    let summary = await this.#runUntil({ ...options, until: now });
+    for (const site of sites) {
+      if (site.mode !== 'test' || (options.siteId !== undefined && site.id !== options.siteId)) continue;
+      const left = options.limit === undefined ? undefined : options.limit - summary.processed;
+      if (left !== undefined && left <= 0) break;
+      const before = summary;
+      const more = await this.#runUntil({
+        ...options,
+        siteId: site.id,
+        ...(left === undefined ? {} : { limit: left }),
+        ...(options.onProgress === undefined
+          ? {}
+          : { onProgress: (s) => options.onProgress!(addSummaries(before, s)) }),
+      });
+      summary = addSummaries(summary, more);
+    }
+    return summary;
+  }
+
+  async #runUntil(options: RunDueOptions): Promise<RunDueSummary> {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
     const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 };

@@ -83,7 +83,7 @@ describe('admin CLI', () => {
   it('runs due work once with a summary line, and simulates a book of subscriptions', () => {
     const due = cli('run-due', '--db', db);
     expect(due.code).toBe(0);
-    expect(due.out).toMatch(/^processed \d+, renewed 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)\n$/);
+    expect(due.out).toMatch(/^processed \d+, renewed 0, recovered 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)\n$/);
     const sim = cli('simulate', '--subscriptions', '20', '--months', '2');
     expect(sim.code).toBe(0);
     // 20 customers; every tenth card declines after signup, so dunning churns 2 of them (customers
@@ -136,7 +136,7 @@ describe('admin CLI', () => {
     const plainFile = join(dir, 'progress-plain.sqlite');
     copyFileSync(file, plainFile);
     const until = '2026-02-20T00:00:00Z';
-    const summary = /^processed 9, renewed 3, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)$/;
+    const summary = /^processed 9, renewed 3, recovered 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)$/;
 
     const plain = cli('run-due', '--db', plainFile, '--until', until);
     expect(plain.code).toBe(0);

@@ -328,6 +328,33 @@ export function billingCoreScenarios(harness: StorageHarness): void {
       );
     });
 
+    it('bills ahead of the clock on test sites only: a live site runs to now at most', async () => {
+      const f = await fixture();
+      await f.engine.sites.create({ subdomain: 'shop', currency: 'USD', timeZone: 'UTC', mode: 'live' });
+      const shop = f.engine.site('shop');
+      const family = await shop.catalog.createFamily({ name: 'Plans' });
+      await shop.catalog.createProduct(family.id, {
+        name: 'A',
+        handle: 'a',
+        priceInCents: 1000,
+        interval: 1,
+        intervalUnit: 'month',
+      });
+      const customer = { firstName: 'A', lastName: 'B', email: 'a@b.co' };
+      const live = await shop.subscriptions.create({ productHandle: 'a', customer, creditCard: VISA });
+      const test = await signup(f);
+      const shopId = (await f.engine.sites.get('shop')).id;
+      const yearAhead = new Date('2027-04-01T00:00:00Z');
+      const refused = await rejection(f.engine.runDue({ until: yearAhead, siteId: shopId }));
+      expect(refused.messages[0]).toMatch(/^Until: may not pass the clock's now/);
+      f.clock.set('2026-05-01T00:00:01Z');
+      const summary = await f.engine.runDue({ until: yearAhead });
+      // One renewal of the live subscription (May 1, due by now), twelve of the test one.
+      expect(summary).toMatchObject({ renewed: 13, errors: 0 });
+      expect((await shop.subscriptions.get(live.subscription.id)).subscription.periodIndex).toBe(1);
+      expect((await f.engine.site('acme').subscriptions.get(test.subscription.id)).subscription.periodIndex).toBe(12);
+    });
+
     it('counts a dunning retry that collects as recovered, not as a renewal', async () => {
       const f = await fixture();
       const { subscription } = await signup(f);
