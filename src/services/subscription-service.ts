@@ -48,7 +48,14 @@ import {
   validateCustomerInput,
 } from './customer-service.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
-import { chargeOrLookUp, pendingAttempt, scheduleRefundIfUncommitted } from './payment-runner.js';
+import {
+  chargeOrLookUp,
+  claimOpenCollection,
+  customerReferenceCollection,
+  pendingAttempt,
+  releaseOpenCollection,
+  scheduleRefundIfUncommitted,
+} from './payment-runner.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
@@ -105,7 +112,10 @@ export interface CreateSubscriptionInput {
   readonly paymentProfile?: PaymentProfileImport;
   /** The referral code of the subscription that referred this signup. */
   readonly ref?: string;
-  /** In the future: no charge now (imports, custom trials). In the past: billed from then, now. */
+  /**
+   * In the future: no charge now (imports, custom trials). Now or in the past: assessed once, now,
+   * with the first period starting now (an import's missed periods are not charged).
+   */
   readonly nextBillingAt?: Date | string;
   /**
    * Calendar billing: renew at 12:00 local on this day (1-28, or `end` for the month's last day).
@@ -203,9 +213,29 @@ export class SubscriptionService {
     }
     const vault = method ? { vaultToken: method.vaultToken, customerVaultToken: method.customerVaultToken } : undefined;
 
+    // A signup that creates a customer with a reference collects under a claim on that reference,
+    // taken with its pending attempt (before the gateway is called) and released where the signup
+    // or its failure is written: of concurrent signups for one new reference, one charges and the
+    // others are refused before any money moves. A reference that already has a customer is
+    // refused by the plan (and again under the claim), as before.
+    const claim = plan.customer === undefined ? newReference(input.customer) : undefined;
+    const claimSubject = claim === undefined ? undefined : customerReferenceCollection(claim);
+
     let attempt: import('../ports/storage.js').PaymentAttemptRecord | undefined;
     if (plan.totalInCents > 0) {
       attempt = await runCommand(this.#deps, async ({ tx, now }) => {
+        if (claim !== undefined && claimSubject !== undefined) {
+          await claimOpenCollection(
+            tx,
+            plan.site.id,
+            claimSubject,
+            now,
+            'A signup for this customer reference is in progress; nothing was charged. Try again when it has finished.',
+          );
+          // The claim is free again once a signup for the reference is written, in the transaction
+          // that wrote its customer: a signup planned before that must not charge for a taken reference.
+          if (await tx.customers.findByReference(plan.site.id, claim)) throw referenceTaken();
+        }
         await redeemCoupons(tx, plan.site.id, plan.coupons, now);
         const pending = await tx.payments.insert(
           pendingAttempt({
@@ -222,7 +252,7 @@ export class SubscriptionService {
         // If this process dies before the signup is written, or the gateway's answer is lost, the
         // reconciliation finds out by key whether money was taken and gives it back (the customer
         // got no subscription). Writing the signup, or a known failure, cancels it.
-        await scheduleRefundIfUncommitted(tx, pending, now);
+        await scheduleRefundIfUncommitted(tx, pending, now, claimSubject);
         return pending;
       });
       const result = await chargeOrLookUp(
@@ -245,6 +275,10 @@ export class SubscriptionService {
             await ctx.tx.dueWork.cancelFor(plan.site.id, failed.id, ['reconcile_payment'], ctx.now);
           }
           for (const coupon of plan.coupons) await ctx.tx.coupons.releaseRedemption(plan.site.id, coupon.id, ctx.now);
+          // A known failure took no money: the reference is free for the next signup. An unknown
+          // outcome keeps the claim until the reconciliation has settled the money (it releases it).
+          if (outcome !== 'unknown' && claimSubject !== undefined)
+            await releaseOpenCollection(ctx.tx, plan.site.id, claimSubject);
           ctx.record({
             siteId: plan.site.id,
             key: 'signup_failure',
@@ -269,6 +303,7 @@ export class SubscriptionService {
     const created = await retryOnConflict(3, () =>
       runCommand(this.#deps, async (ctx) => {
         const customer = plan.customer ?? (await insertCustomer(ctx, plan.site.id, input.customer ?? {}));
+        if (paid && claimSubject !== undefined) await releaseOpenCollection(ctx.tx, plan.site.id, claimSubject);
         const profile = method
           ? await ctx.tx.customers.insertPaymentProfile({
               siteId: plan.site.id,
@@ -524,8 +559,9 @@ export class SubscriptionService {
       errors.add('A Customer must be specified for the subscription to be valid.', 'customer');
     } else {
       validateCustomerInput(input.customer, errors);
-      if (input.customer.reference && (await tx.customers.findByReference(site.id, input.customer.reference))) {
-        errors.add('Reference: must be unique - that value has been taken.', 'customer.reference');
+      const reference = newReference(input.customer);
+      if (reference !== undefined && (await tx.customers.findByReference(site.id, reference))) {
+        errors.add(REFERENCE_TAKEN, 'customer.reference');
       }
     }
     const now = this.#deps.clock.now();
@@ -601,7 +637,13 @@ export class SubscriptionService {
         charges.push({ kind: 'trial', amountInCents: terms.trialPriceInCents!, memo: `${terms.name} trial` });
       if ((terms.initialChargeInCents ?? 0) > 0 && !terms.initialChargeAfterTrial) charges.push(setupFee(terms));
     } else {
-      anchor = nextBillingAt ?? now;
+      // A signup now, or an import whose next billing time is now or past: the spec's "a past or
+      // immediate time makes it process now". It is assessed once, now, and its first period starts
+      // at that assessment, anchored as any new period (the renewal one interval later, in the
+      // site zone). Anchoring at the past time instead would leave every period since then due at
+      // once and charge them all (a year back: 13 charges). Missed periods of an existing
+      // subscription are still caught up by due work: only the signup plan starts from now.
+      anchor = now;
       const period = billingPeriod(anchor, 0, interval, site.timeZone);
       periodStart = period.start;
       periodEnd = period.end;
@@ -683,6 +725,18 @@ export class SubscriptionService {
       totalInCents: Math.max(0, totalInCents),
     };
   }
+}
+
+const REFERENCE_TAKEN = 'Reference: must be unique - that value has been taken.';
+
+function referenceTaken(): BillingError {
+  return invalid(REFERENCE_TAKEN, 'customer.reference');
+}
+
+/** The reference a new customer will be stored with (trimmed, as `insertCustomer` stores it), if any. */
+function newReference(customer: CustomerInput | undefined): string | undefined {
+  const reference = customer?.reference;
+  return typeof reference === 'string' && reference.trim() !== '' ? reference.trim() : undefined;
 }
 
 /** Redeems each coupon atomically; a coupon used up since the plan fails the command. */

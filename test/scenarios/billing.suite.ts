@@ -1,3 +1,4 @@
+import { type BillingError, createBillingEngine, type PaymentGateway, type SubscriptionView } from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import { describe, expect, it } from 'vitest';
 import { type EngineFixture, rejection, useEngine } from '../support/engine-harness.js';
@@ -56,6 +57,7 @@ export function billingScenarios(harness: StorageHarness): void {
         notices: 12,
         scans: 36,
         renewed: 12,
+        recovered: 0,
         declined: 0,
         failed: 0,
         errors: 0,
@@ -97,6 +99,7 @@ export function billingScenarios(harness: StorageHarness): void {
         notices: 0,
         scans: 0,
         renewed: 0,
+        recovered: 0,
         declined: 0,
         failed: 0,
         errors: 0,
@@ -725,6 +728,345 @@ export function billingScenarios(harness: StorageHarness): void {
         ['2028-02-10', 'charge', 'baseline', 1000, 0, 1000],
         ['2028-02-10', 'payment', null, 1000, 1000, 0],
       ]);
+    });
+  });
+
+  describe(`imports with a past next_billing_at (${harness.name})`, () => {
+    // 2028-01-31 10:00 in New York.
+    const fixture = useEngine(harness, '2028-01-31T15:00:00Z');
+    const customer = { firstName: 'A', lastName: 'B', email: 'a@b.co' };
+
+    // Spec §3: a past or immediate next_billing_at "makes it process now": one assessment now, and
+    // the first period starts at it, anchored as a new signup (Jan 31 -> Feb 29 -> Mar 31 -> Apr 30).
+    const cases: [string, string][] = [
+      ['one year back', '2027-01-31T10:00:00-05:00'],
+      ['1900-01-01 (a date)', '1900-01-01'],
+      ['the current instant', '2028-01-31T15:00:00Z'],
+    ];
+    for (const [why, nextBillingAt] of cases) {
+      it(`charges once, now, and starts the period now: ${why}`, async () => {
+        const f = fixture();
+        const { acme } = await setup(f);
+        const sub = await acme.subscriptions.create({
+          productHandle: 'basic',
+          customer,
+          creditCard: VISA,
+          nextBillingAt,
+        });
+        const s = sub.subscription;
+        expect(s.state).toBe('active');
+        expect(s.periodIndex).toBe(0);
+        expect(s.periodAnchorAt.toISOString()).toBe('2028-01-31T15:00:00.000Z');
+        expect(s.currentPeriodStartedAt.toISOString()).toBe('2028-01-31T15:00:00.000Z');
+        expect(s.currentPeriodEndsAt.toISOString()).toBe('2028-02-29T15:00:00.000Z');
+        expect(s.nextAssessmentAt?.toISOString()).toBe('2028-02-29T15:00:00.000Z');
+        expect(sub.balanceInCents).toBe(0);
+        expect(f.gateway.charges.size).toBe(1);
+        // Nothing of the missed time is due: a worker running now renews nothing.
+        expect((await f.engine.runDue()).renewed).toBe(0);
+        expect(f.gateway.chargeCalls).toBe(1);
+        expect(await ledgerRows(f, s.id)).toEqual([
+          ['2028-01-31', 'charge', 'baseline', 1000, 0, 1000],
+          ['2028-01-31', 'payment', null, 1000, 1000, 0],
+        ]);
+        const [charge] = await acme.subscriptions.transactions(s.id);
+        expect(charge?.memo).toBe('Basic (2028-01-31 - 2028-02-29)');
+        // From then on it renews one interval at a time, like any subscription.
+        f.clock.set('2028-05-01T00:00:00Z');
+        expect((await f.engine.runDue()).renewed).toBe(3);
+        expect(f.gateway.charges.size).toBe(4);
+        expect((await ledgerRows(f, s.id)).filter((r) => r[1] === 'charge').map((r) => r[0])).toEqual([
+          '2028-01-31',
+          '2028-02-29',
+          '2028-03-31',
+          '2028-04-30',
+        ]);
+        const view = await acme.subscriptions.get(s.id);
+        expect(view.subscription.periodIndex).toBe(3);
+        expect(view.subscription.currentPeriodEndsAt.toISOString()).toBe('2028-05-31T14:00:00.000Z');
+        expect(view.balanceInCents).toBe(0);
+      });
+    }
+
+    it('still catches up every missed period of an existing subscription after a worker outage', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const sub = await acme.subscriptions.create({ productHandle: 'basic', customer, creditCard: VISA });
+      expect(f.gateway.charges.size).toBe(1);
+      // The worker was down for three months: one run charges each missed period, each at its own instant.
+      f.clock.set('2028-05-01T00:00:00Z');
+      expect((await f.engine.runDue()).renewed).toBe(3);
+      expect(f.gateway.charges.size).toBe(4);
+      expect((await ledgerRows(f, sub.subscription.id)).filter((r) => r[1] === 'charge')).toEqual([
+        ['2028-01-31', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-02-29', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-03-31', 'charge', 'baseline', 1000, 0, 1000],
+        ['2028-04-30', 'charge', 'baseline', 1000, 0, 1000],
+      ]);
+      const view = await acme.subscriptions.get(sub.subscription.id);
+      expect(view.subscription.periodIndex).toBe(3);
+      expect(view.balanceInCents).toBe(0);
+    });
+  });
+
+  describe(`concurrent signups for one customer reference (${harness.name})`, () => {
+    const fixture = useEngine(harness, '2028-01-31T15:00:00Z');
+    const REF = 'crm-4711';
+    const customer = (i: number, reference?: string) => ({
+      firstName: 'A',
+      lastName: `B${i}`,
+      email: `c${i}@example.com`,
+      ...(reference === undefined ? {} : { reference }),
+    });
+
+    /** An engine on the fixture's storage and clock whose gateway holds charges until `open` is called. */
+    function gatedEngine(f: EngineFixture) {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      let waiting = 0;
+      let onCharge = () => {};
+      const gateway: PaymentGateway = {
+        name: f.gateway.name,
+        supportsRefunds: f.gateway.supportsRefunds,
+        tokenize: (card) => f.gateway.tokenize(card),
+        async charge(request) {
+          waiting += 1;
+          onCharge();
+          await gate;
+          return f.gateway.charge(request);
+        },
+        refund: (request) => f.gateway.refund(request),
+        lookup: (key) => f.gateway.lookup(key),
+      };
+      return {
+        engine: createBillingEngine({ storage: f.storage, clock: f.clock, gateway }),
+        open: () => open(),
+        get waiting() {
+          return waiting;
+        },
+        set onCharge(listener: () => void) {
+          onCharge = listener;
+        },
+      };
+    }
+
+    type Outcome = { ok: true; view: SubscriptionView } | { ok: false; error: BillingError };
+
+    /**
+     * Starts `n` signups at once through a gated engine and opens the gate only when every one of
+     * them has either finished or is waiting in the gateway: a signup that charges is still holding
+     * its claim while all the others run.
+     */
+    async function gatedSignups(f: EngineFixture, n: number, reference: string | undefined): Promise<Outcome[]> {
+      const gated = gatedEngine(f);
+      let settled = 0;
+      const check = () => {
+        if (settled + gated.waiting === n) gated.open();
+      };
+      gated.onCharge = check;
+      const runs = Array.from({ length: n }, (_, i) =>
+        gated.engine
+          .site('acme')
+          .subscriptions.create({ productHandle: 'basic', customer: customer(i, reference), creditCard: VISA })
+          .then(
+            (view): Outcome => ({ ok: true, view }),
+            async (error): Promise<Outcome> => ({ ok: false, error: await rejection(Promise.reject(error)) }),
+          )
+          .finally(() => {
+            settled += 1;
+            check();
+          }),
+      );
+      return Promise.all(runs);
+    }
+
+    /** Asserts that the site holds exactly one customer, subscription and charge, and no money pending. */
+    async function expectOneSignup(f: EngineFixture, outcomes: Outcome[]) {
+      const won = outcomes.filter((o) => o.ok);
+      const lost = outcomes.flatMap((o) => (o.ok ? [] : [o.error]));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(outcomes.length - 1);
+      for (const error of lost) {
+        expect(['conflict', 'validation']).toContain(error.code);
+        expect(error.httpStatus).toBeGreaterThanOrEqual(400);
+        expect(error.httpStatus).toBeLessThan(500);
+      }
+      const acme = f.engine.site('acme');
+      const winner = won[0]!.view;
+      expect(winner.customer.reference).toBe(REF);
+      expect(f.gateway.chargeCalls).toBe(1);
+      expect(f.gateway.charges.size).toBe(1);
+      expect(f.gateway.refunds.size).toBe(0);
+      expect((await acme.customers.list()).map((c) => c.reference)).toEqual([REF]);
+      expect((await acme.subscriptions.list()).map((v) => v.subscription.id)).toEqual([winner.subscription.id]);
+      expect(await acme.subscriptions.transactions(winner.subscription.id)).toHaveLength(2);
+      const siteId = winner.subscription.siteId;
+      await f.storage.transaction(async (tx) => {
+        // No attempt is left pending and no refund is waiting: the refused signups never charged.
+        const far = new Date('2100-01-01T00:00:00Z');
+        expect(await tx.payments.listUnresolved(far, 100)).toEqual([]);
+        expect(await tx.dueWork.countDue({ until: far, kinds: ['reconcile_payment'], siteId })).toBe(0);
+        // Only the winner's events: no signup_failure, one customer and one signup.
+        const keys = (await tx.outbox.listAfter(siteId, 0, 1000)).map((e) => e.key);
+        expect(keys.filter((k) => k === 'signup_success')).toHaveLength(1);
+        expect(keys.filter((k) => k === 'customer_create')).toHaveLength(1);
+        expect(keys.filter((k) => k === 'signup_failure')).toHaveLength(0);
+        // The signup released its claim when it wrote the customer.
+        expect(await tx.idempotency.release(siteId, 'open_collection', `customer_reference:${REF}`)).toBe(false);
+      });
+    }
+
+    it('charges once for ten signups at once with one new reference while the first is at the gateway', async () => {
+      const f = fixture();
+      await setup(f);
+      const outcomes = await gatedSignups(f, 10, REF);
+      await expectOneSignup(f, outcomes);
+      // The nine ran while the winner held the claim: each was refused by it, before any charge.
+      for (const o of outcomes) {
+        if (o.ok) continue;
+        expect(o.error.code).toBe('conflict');
+        expect(o.error.httpStatus).toBe(409);
+        expect(o.error.message).toMatch(/signup for this customer reference is in progress/);
+      }
+    });
+
+    it('charges once for ten signups at once with one new reference (truly parallel on Postgres)', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          acme.subscriptions.create({ productHandle: 'basic', customer: customer(i, REF), creditCard: VISA }).then(
+            (view): Outcome => ({ ok: true, view }),
+            async (error): Promise<Outcome> => ({ ok: false, error: await rejection(Promise.reject(error)) }),
+          ),
+        ),
+      );
+      await expectOneSignup(f, outcomes);
+    });
+
+    it('leaves signups without a reference unaffected: ten at once all charge and succeed', async () => {
+      const f = fixture();
+      await setup(f);
+      // The gate opens only when all ten are at the gateway together: none waits for another.
+      const outcomes = await gatedSignups(f, 10, undefined);
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(10);
+      expect(f.gateway.charges.size).toBe(10);
+      expect(await f.engine.site('acme').subscriptions.list({ perPage: 50 })).toHaveLength(10);
+    });
+
+    it('refuses a signup planned before its reference was taken, under the claim and before charging', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      // The late signup is held between its plan and its payment (in tokenizing the card) while
+      // another signup for the reference completes and frees the claim.
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      let arrived!: () => void;
+      const atGate = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const gateway: PaymentGateway = {
+        name: f.gateway.name,
+        supportsRefunds: f.gateway.supportsRefunds,
+        async tokenize(card) {
+          arrived();
+          await gate;
+          return f.gateway.tokenize(card);
+        },
+        charge: (request) => f.gateway.charge(request),
+        refund: (request) => f.gateway.refund(request),
+        lookup: (key) => f.gateway.lookup(key),
+      };
+      const slow = createBillingEngine({ storage: f.storage, clock: f.clock, gateway });
+      const late = rejection(
+        slow
+          .site('acme')
+          .subscriptions.create({ productHandle: 'basic', customer: customer(1, REF), creditCard: VISA }),
+      );
+      await atGate;
+      const first = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(0, REF),
+        creditCard: VISA,
+      });
+      open();
+      const refused = await late;
+      expect(refused.code).toBe('validation');
+      expect(refused.messages).toEqual(['Reference: must be unique - that value has been taken.']);
+      expect(f.gateway.chargeCalls).toBe(1);
+      expect((await acme.customers.list()).map((c) => c.id)).toEqual([first.customer.id]);
+      const siteId = first.subscription.siteId;
+      await f.storage.transaction(async (tx) => {
+        const far = new Date('2100-01-01T00:00:00Z');
+        expect(await tx.payments.listUnresolved(far, 100)).toEqual([]);
+        expect(await tx.dueWork.countDue({ until: far, kinds: ['reconcile_payment'], siteId })).toBe(0);
+        // The refusal rolled its claim back with it: the reference is not held.
+        expect(await tx.idempotency.release(siteId, 'open_collection', `customer_reference:${REF}`)).toBe(false);
+      });
+    });
+
+    it('compares the reference as it would be stored (trimmed), refusing a padded copy before charging', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      await acme.subscriptions.create({ productHandle: 'basic', customer: customer(0, REF), creditCard: VISA });
+      const taken = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: customer(1, ` ${REF} `), creditCard: VISA }),
+      );
+      expect(taken.code).toBe('validation');
+      expect(taken.messages).toEqual(['Reference: must be unique - that value has been taken.']);
+      expect(f.gateway.chargeCalls).toBe(1);
+      expect(await acme.customers.list()).toHaveLength(1);
+    });
+
+    it('frees the reference when the signup is declined or fails at the gateway', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      const declined = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: customer(0, REF), creditCard: DECLINING }),
+      );
+      expect(declined.code).toBe('payment_declined');
+      f.gateway.injectFailure({ outcome: 'error' });
+      const failed = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: customer(1, REF), creditCard: VISA }),
+      );
+      expect(failed.code).toBe('gateway_error');
+      const ok = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(2, REF),
+        creditCard: VISA,
+      });
+      expect(ok.customer.reference).toBe(REF);
+      expect(f.gateway.charges.size).toBe(1);
+    });
+
+    it('holds the reference while a charge outcome is unknown, until its reconciliation has settled it', async () => {
+      const f = fixture();
+      const { acme } = await setup(f);
+      f.gateway.injectFailure({ outcome: 'unknown', charged: false });
+      const lost = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: customer(0, REF), creditCard: VISA }),
+      );
+      expect(lost.code).toBe('gateway_error');
+      const busy = await rejection(
+        acme.subscriptions.create({ productHandle: 'basic', customer: customer(1, REF), creditCard: VISA }),
+      );
+      expect(busy.code).toBe('conflict');
+      expect(f.gateway.chargeCalls).toBe(1);
+      expect(f.gateway.charges.size).toBe(0);
+      // The reconciliation (an hour later) finds nothing was taken; the claim lapses after two hours.
+      f.clock.set('2028-01-31T17:00:00Z');
+      await f.engine.runDue();
+      const ok = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer: customer(2, REF),
+        creditCard: VISA,
+      });
+      expect(ok.customer.reference).toBe(REF);
+      expect(f.gateway.charges.size).toBe(1);
     });
   });
 
