@@ -324,9 +324,9 @@ export function billingCoreScenarios(harness: StorageHarness): void {
             open.splice(open.indexOf(f.storage), 1);
           },
         ),
-        { numRuns: harness.name === 'memory' ? 25 : 4 },
+        { numRuns: harness.name === 'memory' ? 25 : 3 },
       );
-    });
+    }, 120_000);
 
     it('bills ahead of the clock on test sites only: a live site runs to now at most', async () => {
       const f = await fixture();
@@ -413,8 +413,8 @@ export function billingCoreScenarios(harness: StorageHarness): void {
             open.splice(open.indexOf(f.storage), 1);
           },
         ),
-        { numRuns: harness.name === 'memory' ? 40 : 6 },
+        { numRuns: harness.name === 'memory' ? 40 : 4 },
       );
-    });
+    }, 120_000);
   });
 }
