@@ -54,6 +54,15 @@ export interface DirectCallRow {
   readonly call: DirectCallRecord;
 }
 
+/** A direct-post replay claim: the synthetic id fits {@link MemoryTable}. */
+export interface DirectPostClaimRow {
+  readonly id: number;
+  readonly siteId: number;
+  readonly inputHash: string;
+  readonly nonceKey: string | null;
+  readonly createdAt: Date;
+}
+
 /**
  * The key of a secondary index: the looked-up fields joined by NUL. Lookups check the fields
  * themselves too, so even a key that could be spelled two ways only widens the candidates.
@@ -99,6 +108,8 @@ export class MemoryState {
   readonly webhooks = new MemoryTable<WebhookRecord>();
   /** Direct calls keyed by their hex id; not a MemoryTable because the id is a string. */
   readonly directCalls = new MemoryTable<DirectCallRow>();
+  /** Replay claims of signed direct posts; kept when a site's data is cleared. */
+  readonly directPostClaims = new MemoryTable<DirectPostClaimRow>();
   /** Payment attempts by site and idempotency key (unique): every payment looks its key up. */
   readonly paymentsByKey = this.payments.index((p) => keyOf(p.siteId, p.idempotencyKey));
   /** Due work by site and unique key: every schedule checks it. */
@@ -107,6 +118,12 @@ export class MemoryState {
   readonly dueWorkBySubject = this.dueWork.index((r) => keyOf(r.siteId, r.subjectId));
   /** Idempotency claims by site, scope and key. */
   readonly idempotencyByKey = this.idempotency.index((r) => keyOf(r.siteId, r.scope, r.key));
+  /** Direct-post claims by site and signed-input hash (unique). */
+  readonly directPostClaimsByHash = this.directPostClaims.index((r) => keyOf(r.siteId, r.inputHash));
+  /** Direct-post claims by site and nonce key (unique where set). */
+  readonly directPostClaimsByNonce = this.directPostClaims.index((r) =>
+    r.nonceKey === null ? '' : keyOf(r.siteId, r.nonceKey),
+  );
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -116,6 +133,7 @@ export class MemoryState {
       this.apiKeys,
       this.directCredentials,
       this.idempotency,
+      this.directPostClaims,
       this.dueWork,
       this.outbox,
       this.families,

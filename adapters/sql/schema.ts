@@ -140,6 +140,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhooks: WebhooksTable;
   direct_calls: DirectCallsTable;
+  direct_post_claims: DirectPostClaimsTable;
   billing_migrations: BillingMigrationsTable;
 }
 
@@ -468,6 +469,17 @@ export interface WebhooksTable {
   accepted_at: NullableInstantColumn;
   created_at: InstantColumn;
   updated_at: InstantColumn;
+}
+
+/**
+ * `direct_post_claims`: replay claims of signed direct posts, unique per `(site_id, input_hash)`
+ * and per `(site_id, nonce_key)` where a nonce key is set (migration 6).
+ */
+export interface DirectPostClaimsTable {
+  site_id: Int8Column;
+  input_hash: string;
+  nonce_key: string | null;
+  created_at: InstantColumn;
 }
 
 /** `direct_calls`: direct-post call records, keyed by `(site_id, id)` with a 40-hex id. */

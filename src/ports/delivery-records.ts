@@ -98,9 +98,39 @@ export interface DirectCallRecord {
   readonly createdAt: Date;
 }
 
-/** Direct-post call records. */
+/**
+ * A signed direct post's claim against replay. The request signature covers the plain
+ * concatenation `api_id + timestamp + nonce + data`, so moving characters between the parts (a
+ * timestamp `T7` with the nonce less its leading `7`, or the timestamp moved into an empty nonce)
+ * gives another `(timestamp, nonce)` with the same valid signature. The claim therefore holds the
+ * signed input itself, hashed, beside the `(api_id, timestamp, nonce)` key of spec §5 rule 5.
+ */
+export interface DirectPostClaim {
+  readonly siteId: number;
+  /** Lowercase hex SHA-256 of the signed input `api_id + timestamp + nonce + data`, exactly as verified. */
+  readonly inputHash: string;
+  /**
+   * `api_id|seconds|nonce` when the post sent both a timestamp and a nonce (it is protected
+   * against replay); null when it did not (spec §5 rule 5: no duplicate rejection is done).
+   */
+  readonly nonceKey: string | null;
+  readonly at: Date;
+}
+
+/** Direct-post call records, and the replay claims of signed posts. */
 export interface DirectCallsRepository {
   insert(call: DirectCallRecord): Promise<DirectCallRecord>;
   /** A call of this site, or undefined (another site's call is not found). */
   findById(siteId: number, id: string): Promise<DirectCallRecord | undefined>;
+  /**
+   * Claims a signed post against replay, as one atomic step (one statement on SQL), and returns
+   * whether the post may go on. A protected claim (`nonceKey` given) succeeds only when the site
+   * has no claim with the same `inputHash` (of any kind) and none with the same `nonceKey`; it
+   * then records both, for good. An unprotected claim (`nonceKey` null) fails only when a
+   * protected claim holds the same `inputHash`; it records the hash as unprotected, so a later
+   * protected claim of it fails, and it succeeds any number of times for the same hash (posts
+   * without a nonce may repeat). Race-safe: of concurrent claims that exclude each other, exactly
+   * one succeeds. Claims are kept when the site's data is cleared; they go with the site.
+   */
+  claimPost(claim: DirectPostClaim): Promise<boolean>;
 }

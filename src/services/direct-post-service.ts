@@ -2,13 +2,16 @@ import {
   assertNonce,
   constantTimeEqual,
   directResponseSignature,
+  FORM_PARAMETER_LIMIT,
   type FormParams,
+  type FormPath,
   type FormValue,
   generateNonce,
   mergeSecureParams,
   parseDirectTimestamp,
   parseSecureData,
   sha256Hex,
+  unsignedBillingFields,
   verifyDirectRequestSignature,
 } from '../domain/signing/index.js';
 import { BillingError, ERROR_TABLE, invalid, notFound, ValidationCollector } from '../errors.js';
@@ -117,20 +120,37 @@ export interface DirectCallJson {
 /** The direct `result_code` of a success. */
 export const DIRECT_SUCCESS_RESULT_CODE = '2000';
 
-/** The idempotency scope under which `(api_id, timestamp, nonce)` triples are claimed. */
+/**
+ * The idempotency scope under which `(api_id, timestamp, nonce)` triples were claimed before
+ * migration 6; claims now live in the direct-call repository (`directCalls.claimPost`).
+ */
 export const DIRECT_NONCE_SCOPE = 'direct_nonce';
 
-// Cardholder data never reaches a call record (DESIGN §3 Secrets): these keys are blanked to "" at
-// any depth of the stored request, in the parsed params and inside the raw `secure[data]` string.
-const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
-  'card_number',
-  'full_number',
+// Cardholder data never reaches a call record (DESIGN §3 Secrets): a field whose name has one of
+// these in any of its bracket segments is blanked to "" at any depth of the stored request, in the
+// parsed params and inside the raw `secure[data]` string. Names are compared with case and every
+// character but letters and digits dropped, so `card_number`, `card_number[]`, `Card-Number`,
+// `cardNumber` and `CVV` are all caught.
+const SENSITIVE_NAMES: ReadonlySet<string> = new Set([
+  'cardnumber',
+  'fullnumber',
   'cvv',
-  'expiration_month',
-  'expiration_year',
-  'bank_account_number',
-  'bank_routing_number',
+  'cvv2',
+  'cvc',
+  'verificationvalue',
+  'expirationmonth',
+  'expirationyear',
+  'bankaccountnumber',
+  'bankroutingnumber',
 ]);
+
+/** How many field names the summary of a refused call keeps, and how long each may be. */
+const SUMMARY_MAX_FIELDS = 50;
+const SUMMARY_MAX_NAME = 100;
+/** How long a secure value (`api_id`, `timestamp`, `nonce`) may be in a summary or a call's columns. */
+const SUMMARY_MAX_VALUE = 64;
+/** How many unsigned fields a refusal names one by one. */
+const MAX_NAMED_FIELDS = 10;
 
 const INTERNAL_MESSAGE = 'An error occurred while processing the request.';
 
@@ -141,8 +161,11 @@ interface Authenticated {
   /** Reflected or generated; what the response is signed over. */
   readonly timestamp: string;
   readonly nonce: string;
-  /** The blanked request to store. */
-  readonly request: FormParams;
+  /**
+   * The request to store: a bounded summary (field names, the secure values capped) until the post
+   * is admitted, then the whole request with card fields blanked. See {@link requestSummary}.
+   */
+  readonly request: Readonly<Record<string, unknown>>;
   /** The trusted place to send the browser, if any. */
   readonly redirectTo: URL | undefined;
 }
@@ -181,7 +204,9 @@ export class DirectPostService {
    * `POST /api/v2/signups`: creates a customer, payment profile and subscription from `signup[...]`
    * (secure data overriding normal fields), records the call and returns where to redirect. A form
    * post without `secure[timestamp]` or `secure[nonce]` gets generated ones, reflected in the
-   * redirect; a repeated `(api_id, timestamp, nonce)` is refused with 4221 (only when both were sent).
+   * redirect; a repeated `(api_id, timestamp, nonce)` is refused with 4221 (only when both were sent),
+   * and so is a post whose signed input (`api_id + timestamp + nonce + data`) a protected post used.
+   * When secure data signs the bill, unsigned fields may only carry what the customer types (4220).
    * Throws `unauthorized` only when the `api_id` (or Basic user) matches no active credential.
    */
   async signup(form: DirectPostForm, options: DirectPostOptions): Promise<DirectPostResult> {
@@ -204,7 +229,7 @@ export class DirectPostService {
    * another subscription. Throws `unauthorized` only for an unknown `api_id`.
    */
   async cardUpdate(subscriptionId: string | number, form: DirectPostForm): Promise<DirectPostResult> {
-    const admitted = await this.#admit(form, 'card_update');
+    const admitted = await this.#admit(form, 'card_update', String(subscriptionId));
     if (!admitted.ok) return admitted.result;
     const post = admitted.post;
     const outcome = await this.#attempt(async () => {
@@ -221,6 +246,8 @@ export class DirectPostService {
    * that site (another site's call included, so its existence is not revealed).
    */
   async readCall(apiId: string, password: string, callId: string): Promise<DirectCallRecord> {
+    // Text no credential can hold (NUL, lone surrogates) never reaches the database.
+    if (!storableText(apiId)) throw unauthorized();
     const { site } = await this.#sites.authenticateDirect(apiId, password);
     const call = /^[0-9a-f]{40}$/i.test(callId)
       ? await this.#deps.storage.transaction((tx) => tx.directCalls.findById(site.id, callId.toLowerCase()))
@@ -232,18 +259,22 @@ export class DirectPostService {
   async #jsonSignup(form: DirectPostForm, basic: DirectBasicCredentials | undefined): Promise<DirectPostResult> {
     const known = await this.#credential(basic?.apiId);
     const now = this.#deps.clock.now();
-    const post: Authenticated = {
+    const refused: Authenticated = {
       ...known,
       timestamp: String(Math.floor(now.getTime() / 1000)),
       nonce: generateNonce(),
-      request: redactParams(form.params),
+      request: requestSummary(form.params),
       redirectTo: undefined,
     };
     // The same comparison as every other Basic check, so a wrong password is indistinguishable by time.
     const presented = sha256Hex(typeof basic?.password === 'string' ? basic.password : '');
     if (!constantTimeEqual(presented, known.credential.apiPasswordHash)) {
-      return this.#finish(post, { ok: false, error: unauthorized() }, signupAttribute);
+      return this.#finish(refused, { ok: false, error: unauthorized() }, signupAttribute);
     }
+    if (!storableParams(form.params)) {
+      return this.#finish(refused, { ok: false, error: unstorableText() }, signupAttribute);
+    }
+    const post: Authenticated = { ...refused, request: redactParams(form.params) };
     const outcome = await this.#attempt(async () => {
       const signup = asParams(form.params.signup);
       const input = signupInput(form.params.signup, (errors) => componentsFromParams(signup.components, errors));
@@ -256,12 +287,16 @@ export class DirectPostService {
   /**
    * Authenticates a form post and applies the replay rules, in the order that lets each failure be
    * reported as far as it can be trusted: signature (4001, redirect only to a registered default),
-   * nonce presence on card updates (4011), format of timestamp and nonce and the redirect target
-   * (4220), then the atomic duplicate claim (4221).
+   * nonce presence on card updates (4011), the form itself (4220: format of timestamp and nonce,
+   * the redirect target, text no database can store, more fields than the parser reads, unsigned
+   * fields that would change a signed bill), then the atomic replay claim (4221). Until a post is
+   * admitted its call keeps only a bounded summary of the request; `pathText` is the card update's
+   * subscription id as it came in the path.
    */
   async #admit(
     form: DirectPostForm,
     kind: 'signup' | 'card_update',
+    pathText?: string,
   ): Promise<{ ok: true; post: Admitted } | { ok: false; result: DirectPostResult }> {
     const secure = asParams(form.params.secure);
     const known = await this.#credential(secure.api_id);
@@ -276,12 +311,7 @@ export class DirectPostService {
     // A card update without a nonce is refused, so nothing is generated for it: the response
     // reflects the empty nonce the request was signed with.
     const nonce = nonceGiven ? nonceRaw : kind === 'signup' ? generateNonce() : '';
-    const base = {
-      ...known,
-      timestamp,
-      nonce,
-      request: redactRequest(form.params, typeof data === 'string' ? data : undefined),
-    };
+    const base = { ...known, timestamp, nonce, request: requestSummary(form.params) };
     const fallback = redirectTarget(known.credential.defaultRedirectUri);
     const textOrAbsent = (value: FormValue | undefined) => value === undefined || typeof value === 'string';
     const signed =
@@ -324,36 +354,55 @@ export class DirectPostService {
     const seconds = timestampGiven ? errors.capture(() => parseDirectTimestamp(timestampRaw)) : undefined;
     if (nonceGiven) errors.capture(() => assertNonce(nonceRaw));
     if (target.problem !== undefined) errors.add(target.problem, 'redirect_uri');
+    // The decoded secure data too: its raw string carries a NUL only as `%00`.
+    const storable = storableParams(form.params) && storableParams(secureParams);
+    if (!storable || (pathText !== undefined && !storableText(pathText))) {
+      errors.add(UNSTORABLE_MESSAGE, 'base');
+    }
+    // qs reads the first FORM_PARAMETER_LIMIT pairs and drops the rest, but components are read
+    // from the raw pairs: a longer form would let a field the checks below never saw take effect.
+    if (form.rawBody !== undefined && form.rawBody.split('&').length > FORM_PARAMETER_LIMIT) {
+      errors.add(`Request: has more than ${FORM_PARAMETER_LIMIT} fields.`, 'base');
+    }
+    if (kind === 'signup')
+      refuseUnsignedBillingFields(unsignedBillingFields(withoutSecure(form.params), secureParams), errors);
     if (!errors.ok) {
       return { ok: false, result: await this.#finish(post, { ok: false, error: collected(errors) }) };
     }
-    // Duplicates are refused only for a sent timestamp and nonce (spec §5 rule 5). The claim is its
-    // own committed transaction, before any work, so a post's nonce is spent whatever its outcome
-    // and two racing copies cannot both pass: the port makes exactly one claim succeed.
-    if (seconds !== undefined && nonceGiven) {
-      const key = `${known.credential.apiId}|${seconds}|${nonceRaw}`;
-      const claimed = await this.#deps.storage.transaction((tx) =>
-        tx.idempotency.claim(known.site.id, DIRECT_NONCE_SCOPE, key, now, null),
-      );
-      if (!claimed) {
-        const error = new BillingError(
-          'duplicate_submission',
-          'Request: has already been submitted with this timestamp and nonce.',
-          {
-            details: [
-              { message: 'Request: has already been submitted with this timestamp and nonce.', attribute: 'nonce' },
-            ],
-          },
-        );
-        return { ok: false, result: await this.#finish(post, { ok: false, error }) };
-      }
+    // The replay claim (spec §5 rule 5, hardened): the exact signed input is claimed with the
+    // `(api_id, timestamp, nonce)` key, in one atomic step of the port, so that shifting characters
+    // between timestamp, nonce and data (the signature covers their plain concatenation) is a
+    // duplicate too. Only a post with a sent timestamp and nonce is protected; one without is never
+    // refused as a repeat of another unprotected post, but is refused when its signed input is a
+    // protected post's. The claim is its own committed transaction, before any work, so a post is
+    // spent whatever its outcome and two racing copies cannot both pass.
+    // The signature verified, so each part is text or absent.
+    const part = (value: FormValue | undefined) => (typeof value === 'string' ? value : '');
+    const signedInput = known.credential.apiId + part(timestampRaw) + part(nonceRaw) + part(data);
+    const claimed = await this.#deps.storage.transaction((tx) =>
+      tx.directCalls.claimPost({
+        siteId: known.site.id,
+        inputHash: sha256Hex(signedInput),
+        nonceKey: seconds !== undefined && nonceGiven ? `${known.credential.apiId}|${seconds}|${nonceRaw}` : null,
+        at: now,
+      }),
+    );
+    if (!claimed) {
+      const error = new BillingError('duplicate_submission', DUPLICATE_MESSAGE, {
+        details: [{ message: DUPLICATE_MESSAGE, attribute: 'nonce' }],
+      });
+      return { ok: false, result: await this.#finish(post, { ok: false, error }) };
     }
-    return { ok: true, post };
+    return {
+      ok: true,
+      post: { ...post, request: redactRequest(form.params, typeof data === 'string' ? data : undefined) },
+    };
   }
 
   /** The active credential for an api_id and its site; `unauthorized` (and no call) when there is none. */
   async #credential(apiId: FormValue | undefined): Promise<{ credential: DirectCredentialRecord; site: SiteRecord }> {
-    if (typeof apiId !== 'string' || apiId === '') throw unauthorized();
+    // Text no credential can hold (NUL, lone surrogates) is not looked up: Postgres refuses it.
+    if (typeof apiId !== 'string' || apiId === '' || !storableText(apiId)) throw unauthorized();
     const found = await this.#deps.storage.transaction(async (tx) => {
       const credential = await tx.credentials.findDirectByApiId(apiId);
       const site = credential === undefined ? undefined : await tx.sites.findById(credential.siteId);
@@ -387,8 +436,9 @@ export class DirectPostService {
         id: generateNonce(),
         siteId: post.site.id,
         apiId: post.credential.apiId,
-        nonce: post.nonce === '' ? null : post.nonce,
-        timestamp: post.timestamp,
+        // What the post sent, as far as it can be stored: an admitted post's values pass unchanged.
+        nonce: post.nonce === '' ? null : storedValue(post.nonce),
+        timestamp: storedValue(post.timestamp),
         success: outcome.ok,
         request: post.request,
         response,
@@ -612,10 +662,21 @@ function familyOf(tx: StorageTransaction, siteId: number, view: SubscriptionView
   return tx.catalog.findFamily(siteId, view.product.product.familyId);
 }
 
-/** The parsed params with every sensitive card field blanked, at any depth. */
+/**
+ * Whether a field name is a card field: any of its bracket segments (`payment_profile[card_number][]`
+ * has three), compared without case and without anything but letters and digits.
+ */
+function sensitiveName(name: string): boolean {
+  for (const segment of name.split(/[[\]]+/)) {
+    if (SENSITIVE_NAMES.has(segment.toLowerCase().replace(/[^a-z0-9]/g, ''))) return true;
+  }
+  return false;
+}
+
+/** The parsed params with every sensitive card field blanked, at any depth and whatever its value's shape. */
 function redactParams(params: FormParams): FormParams {
   const out: Record<string, FormValue> = {};
-  for (const [key, value] of Object.entries(params)) out[key] = SENSITIVE_KEYS.has(key) ? '' : redactValue(value);
+  for (const [key, value] of Object.entries(params)) out[key] = sensitiveName(key) ? '' : redactValue(value);
   return out;
 }
 
@@ -647,10 +708,115 @@ function redactFormString(text: string): string {
       } catch {
         key = rawKey;
       }
-      const last = /\[([^\]]*)\]$/.exec(key)?.[1] ?? key;
-      return SENSITIVE_KEYS.has(last) ? `${rawKey}=` : pair;
+      return sensitiveName(key) ? `${rawKey}=` : pair;
     })
     .join('&');
+}
+
+const DUPLICATE_MESSAGE =
+  'Request: has already been submitted (this timestamp and nonce, or the same signed timestamp, nonce and data, were used before).';
+
+const UNSTORABLE_MESSAGE = 'Request: contains a NUL character or text that is not valid Unicode.';
+
+/** The refusal of a request whose text no database can store (4220). */
+function unstorableText(): BillingError {
+  return new BillingError('validation', UNSTORABLE_MESSAGE, {
+    details: [{ message: UNSTORABLE_MESSAGE, attribute: 'base' }],
+  });
+}
+
+// A NUL, or a UTF-16 surrogate that is not half of a pair (only JSON can carry one: `"\ud800"`).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding a NUL is what this pattern is for.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether text can be stored as it is: Postgres refuses NUL in text and lone surrogates in JSON. */
+function storableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** Whether every key and value of parsed params, at any depth, is {@link storableText}. */
+function storableParams(value: FormValue): boolean {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.every(storableParams);
+  return Object.entries(value as FormParams).every(([key, item]) => storableText(key) && storableParams(item));
+}
+
+/** Text made storable and short: unstorable characters become U+FFFD and the text is cut at `max` characters. */
+function storedText(text: string, max: number): string {
+  const cleaned = text.replace(new RegExp(UNSTORABLE, 'g'), '\uFFFD');
+  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+}
+
+/** A secure value as a call stores it: unchanged when it is short, storable text (every admitted one is). */
+function storedValue(text: string): string {
+  return storedText(text, SUMMARY_MAX_VALUE);
+}
+
+/**
+ * What the call of a refused post keeps of its request (until a post is admitted its sender is not
+ * trusted, and anyone who knows the public `api_id` can send one): the `api_id`, `timestamp` and
+ * `nonce` it sent, each capped, and the names of the fields it sent in bracket notation (at most
+ * {@link SUMMARY_MAX_FIELDS}, each cut at {@link SUMMARY_MAX_NAME} characters, runs of twelve or more
+ * digits masked), never a value. So a refused call stays small whatever was posted.
+ */
+function requestSummary(params: FormParams): Readonly<Record<string, unknown>> {
+  const secure = asParams(params.secure);
+  const secureValues: Record<string, string> = {};
+  for (const name of ['api_id', 'timestamp', 'nonce'] as const) {
+    const value = secure[name];
+    if (typeof value === 'string') secureValues[name] = storedValue(value);
+  }
+  const names: string[] = [];
+  let count = 0;
+  const visit = (value: FormValue, name: string) => {
+    if (typeof value === 'string') {
+      count += 1;
+      if (names.length < SUMMARY_MAX_FIELDS && !names.includes(name)) names.push(name);
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, `${name}[]`);
+    } else {
+      for (const [key, item] of Object.entries(value as FormParams)) visit(item, name === '' ? key : `${name}[${key}]`);
+    }
+  };
+  visit(params, '');
+  return {
+    summary: true,
+    secure: secureValues,
+    fields: names.map((name) =>
+      storedText(
+        name.replace(/\d{12,}/g, (digits) => 'X'.repeat(digits.length)),
+        SUMMARY_MAX_NAME,
+      ),
+    ),
+    field_count: count,
+  };
+}
+
+/** A form path in bracket notation: `signup[product][id]`. */
+function bracketName(path: FormPath): string {
+  const [first = '', ...rest] = path;
+  return first + rest.map((key) => `[${key}]`).join('');
+}
+
+/**
+ * Records the refusal of unsigned fields that would change a signed bill (4220): one problem per
+ * field, the first {@link MAX_NAMED_FIELDS} by name, attributes in the form's wording
+ * (`product.id`).
+ */
+function refuseUnsignedBillingFields(paths: readonly FormPath[], errors: ValidationCollector): void {
+  for (const path of paths.slice(0, MAX_NAMED_FIELDS)) {
+    const name = storedText(bracketName(path), SUMMARY_MAX_NAME);
+    errors.add(
+      `${name}: cannot be sent unsigned. This form's secure data signs what the signup is billed, so normal fields may only carry the customer's details and card; sign it in secure[data] or leave it out.`,
+      storedText(path.slice(1).join('.'), SUMMARY_MAX_NAME),
+    );
+  }
+  if (paths.length > MAX_NAMED_FIELDS) {
+    errors.add(
+      `Signup: ${paths.length - MAX_NAMED_FIELDS} more fields cannot be sent unsigned for the same reason.`,
+      'signup',
+    );
+  }
 }
 
 /** A text field of the form; `undefined` when absent, a validation problem when it is not text. */

@@ -30,7 +30,10 @@ async function openFixture(): Promise<SqlFixture> {
   });
   const opened: Storage[] = [];
   const qualify = (sql: string) =>
-    sql.replace(/\b(billing_migrations|payment_attempts)\b/g, `${pg.escapeIdentifier(schema)}.$1`);
+    sql.replace(
+      /\b(billing_migrations|payment_attempts|idempotency_keys|direct_post_claims)\b/g,
+      `${pg.escapeIdentifier(schema)}.$1`,
+    );
   return {
     storage,
     async reopen() {

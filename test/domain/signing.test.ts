@@ -21,6 +21,7 @@ import {
   parseWebhookBody,
   type RandomSource,
   sha256Hex,
+  unsignedBillingFields,
   verifyDirectRequestSignature,
   verifyDirectResponseSignature,
   verifyHostedPageToken,
@@ -342,6 +343,71 @@ describe('reference §12.3: secure[data] encoding and parsing', () => {
       signup: { product: { handle: 'pro' }, customer: { email: 'a@b.c' } },
     });
     expect(normal).toEqual({ signup: { product: { handle: 'basic' }, customer: { email: 'a@b.c' } } });
+  });
+
+  describe('unsignedBillingFields (which unsigned fields a signed bill allows)', () => {
+    const fields = (normal: string, secure: string) =>
+      unsignedBillingFields(parseSecureData(normal), parseSecureData(secure)).map((path) => path.join('.'));
+    const typed =
+      'signup[customer][first_name]=A&signup[customer][email]=a%40b.c&signup[customer][zip]=1' +
+      '&signup[payment_profile][card_number]=1&signup[payment_profile][cvv]=1&signup[payment_profile][billing_city]=X';
+
+    it('refuses every unsigned field that is not customer-typed once secure data signs the product', () => {
+      const signed = 'signup[product][handle]=gold';
+      expect(fields(typed, signed)).toEqual([]);
+      expect(fields(`${typed}&signup[product][id]=1`, signed)).toEqual(['signup.product.id']);
+      expect(fields('signup[customer][id]=1&signup[subscription][next_billing_at]=2099-01-01', signed)).toEqual([
+        'signup.customer.id',
+        'signup.subscription.next_billing_at',
+      ]);
+      expect(fields('signup[coupon_code]=X&signup[components][7]=5&signup[customer][reference]=r', signed)).toEqual([
+        'signup.coupon_code',
+        'signup.components',
+        'signup.customer.reference',
+      ]);
+      // An allowlist: a field it does not know is refused too, whatever its name suggests.
+      expect(fields('signup[customer][shipping_note]=x&signup[whatever]=1', signed)).toEqual([
+        'signup.customer.shipping_note',
+        'signup.whatever',
+      ]);
+      // A customer-typed name under another group is not customer-typed.
+      expect(fields('signup[product][email]=x', signed)).toEqual(['signup.product.email']);
+    });
+
+    it('counts any signed field outside the allowlist as signing the bill, and a customer-typed one not', () => {
+      for (const signed of [
+        'signup[customer][id]=3',
+        'signup[coupon_code]=',
+        'signup[components][1]=2',
+        'signup[subscription][next_billing_at]=2030-01-01',
+        'signup[customer][reference]=r',
+        'signup=flat',
+      ]) {
+        expect(fields('signup[product][handle]=basic', signed), signed).toEqual(
+          signed === 'signup=flat' ? [] : ['signup.product.handle'],
+        );
+      }
+      expect(fields('signup[product][handle]=basic', 'signup[customer][email]=a%40b.c')).toEqual([]);
+      expect(fields('signup[product][handle]=basic', 'redirect_uri=https%3A%2F%2Fx.example')).toEqual([]);
+      expect(fields('signup[product][handle]=basic', '')).toEqual([]);
+    });
+
+    it('leaves out fields that secure data overrides, whole lists and flat values included', () => {
+      expect(fields('signup[product][handle]=basic', 'signup[product][handle]=pro')).toEqual([]);
+      expect(fields('signup[components][7]=9', 'signup[product][handle]=pro&signup[components][1]=1')).toEqual([]);
+      expect(fields('signup[product][id]=1', 'signup[product]=pro')).toEqual([]);
+      expect(fields('signup[product][id]=1&signup[product][handle]=x', 'signup[product][handle]=pro')).toEqual([
+        'signup.product.id',
+      ]);
+    });
+
+    it('ignores fields outside signup, which a signup never reads, and changes neither input', () => {
+      const normal = parseSecureData('commit=Sign+up&utf8=%E2%9C%93&product[id]=1&signup[product][id]=1');
+      const secure = parseSecureData('signup[product][handle]=pro');
+      const copies = [structuredClone(normal), structuredClone(secure)];
+      expect(unsignedBillingFields(normal, secure)).toEqual([['signup', 'product', 'id']]);
+      expect([normal, secure]).toEqual(copies);
+    });
   });
 
   it('redirect_uri is never taken from the normal params', () => {

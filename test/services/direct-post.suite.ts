@@ -48,13 +48,15 @@ interface SecureParts {
   readonly timestamp?: string;
   readonly nonce?: string;
   readonly data?: FormInput;
+  /** The exact `secure[data]` string, instead of encoding `data`. */
+  readonly rawData?: string;
   /** Replaces the computed signature. */
   readonly signature?: string;
 }
 
 /** A form body exactly as a browser would post it (brackets percent-encoded), read the way the binding reads it. */
 function formPost(apiId: string, apiSecret: string, secure: SecureParts, fields: Pairs): DirectPostForm {
-  const data = secure.data === undefined ? undefined : encodeSecureData(secure.data);
+  const data = secure.rawData ?? (secure.data === undefined ? undefined : encodeSecureData(secure.data));
   const signature =
     secure.signature ??
     directRequestSignature({ apiId, timestamp: secure.timestamp, nonce: secure.nonce, data }, apiSecret);
@@ -82,7 +84,7 @@ async function setup(f: EngineFixture) {
     interval: 1,
     intervalUnit: 'month',
   });
-  await acme.catalog.createProduct(family.id, {
+  const basic = await acme.catalog.createProduct(family.id, {
     name: 'Basic',
     handle: 'basic',
     priceInCents: 500,
@@ -110,7 +112,23 @@ async function setup(f: EngineFixture) {
     ]);
     return parseDirectForm(body.toString());
   };
-  return { acme, family, direct, creds, otherCreds: other.direct, site: created.site, signedSignup };
+  /**
+   * A signup whose secure data signs nothing of the bill (only the redirect): the product and
+   * everything else come from normal fields, as the spec's plain forms post them.
+   */
+  const openSignup = (fields: Pairs = signupFields(), handle = 'pro') =>
+    signedSignup([['signup[product][handle]', handle], ...fields], {});
+  return {
+    acme,
+    family,
+    direct,
+    creds,
+    otherCreds: other.direct,
+    site: created.site,
+    signedSignup,
+    openSignup,
+    basicId: basic.product.id,
+  };
 }
 
 async function storedCall(f: EngineFixture, siteId: number, id: string) {
@@ -505,7 +523,7 @@ export function directPostSuite(harness: StorageHarness): void {
 
       it('adds components in the map and list forms, with signed components replacing the form ones', async () => {
         const f = fixture();
-        const { acme, family, direct, signedSignup } = await setup(f);
+        const { acme, family, direct, signedSignup, openSignup } = await setup(f);
         const seats = await acme.components.create(family.id, {
           name: 'Seats',
           kind: 'quantity_based',
@@ -515,13 +533,14 @@ export function directPostSuite(harness: StorageHarness): void {
         });
         const id = seats.component.id;
         const charged = () => [...f.gateway.charges.values()].map((c) => c.amountInCents);
-        const map = await direct.signup(signedSignup([...signupFields(), [`signup[components][${id}]`, '3']]), {
+        // Unsigned components are read only from a form that signs nothing of the bill.
+        const map = await direct.signup(openSignup([...signupFields(), [`signup[components][${id}]`, '3']]), {
           contentType: 'form',
         });
         expect(map.resultCode).toBe('2000');
         expect(charged()).toEqual([1600]);
         const list = await direct.signup(
-          signedSignup([
+          openSignup([
             ...signupFields({ 'signup[customer][email]': 'list@example.com' }),
             ['signup[components][][component_id]', 'handle:seats'],
             ['signup[components][][quantity]', '2'],
@@ -542,7 +561,7 @@ export function directPostSuite(harness: StorageHarness): void {
         expect(signed.resultCode).toBe('2000');
         expect(charged()).toEqual([1600, 1400, 1200]);
         const unknown = await direct.signup(
-          signedSignup([
+          openSignup([
             ...signupFields({ 'signup[customer][email]': 'u@example.com' }),
             ['signup[components][999]', '1'],
           ]),
@@ -557,21 +576,30 @@ export function directPostSuite(harness: StorageHarness): void {
 
       it('applies a coupon and refuses an offer rather than ignoring it', async () => {
         const f = fixture();
-        const { acme, family, direct, signedSignup } = await setup(f);
+        const { acme, family, direct, openSignup, signedSignup } = await setup(f);
         await acme.coupons.create({ name: 'Ten', code: 'TEN', percentage: '10', productFamilyId: family.id });
-        const coupon = await direct.signup(signedSignup([...signupFields(), ['signup[coupon_code]', 'ten']]), {
+        const coupon = await direct.signup(openSignup([...signupFields(), ['signup[coupon_code]', 'ten']]), {
           contentType: 'form',
         });
         expect(coupon.resultCode).toBe('2000');
         const [view] = await acme.subscriptions.list();
         expect(view!.subscription.couponCodes).toEqual(['TEN']);
         expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([900]);
-        const offer = await direct.signup(signedSignup([...signupFields(), ['signup[offer_id]', '3']]), {
+        const offer = await direct.signup(openSignup([...signupFields(), ['signup[offer_id]', '3']]), {
           contentType: 'form',
         });
         expect(errorsOf(offer)).toEqual([
           { attribute: 'offer_id', message: 'Offer: is not supported by this server yet.' },
         ]);
+        // A signed coupon is applied whatever the form says.
+        const signed = await direct.signup(
+          signedSignup(signupFields({ 'signup[customer][email]': 's@example.com' }), {
+            signup: { product: { handle: 'pro' }, coupon_code: 'TEN' },
+          }),
+          { contentType: 'form' },
+        );
+        expect(signed.resultCode).toBe('2000');
+        expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([900, 900]);
       });
 
       it('answers a JSON signup with HTTP Basic with the call JSON and no redirect', async () => {
@@ -783,6 +811,370 @@ export function directPostSuite(harness: StorageHarness): void {
           success: true,
         });
         expect(json.request).toMatchObject({ secure: { api_id: creds.apiId, timestamp: '1768478400', nonce: 'n' } });
+      });
+    });
+
+    describe('security', () => {
+      it('refuses unsigned fields that would change a signed bill with a signed 4220, and charges and creates nothing', async () => {
+        const f = fixture();
+        const { acme, family, direct, creds, signedSignup, basicId } = await setup(f);
+        await acme.coupons.create({ name: 'Half', code: 'HALF', percentage: '50', productFamilyId: family.id });
+        const seats = await acme.components.create(family.id, {
+          name: 'Seats',
+          kind: 'quantity_based',
+          unitName: 'seat',
+          handle: 'seats',
+          unitPrice: '2',
+        });
+        const existing = await acme.customers.create({
+          firstName: 'Old',
+          lastName: 'Customer',
+          email: 'old@example.com',
+        });
+        // Each of these, posted beside a form whose secure data signs `signup[product][handle]=pro`,
+        // would change what is billed or when (a cheaper product, someone else's customer record, a
+        // coupon, components, a billing date far away) or whom; none is something a customer types.
+        const attacks: [string, string, string][] = [
+          ['signup[product][id]', String(basicId), 'product.id'],
+          ['signup[customer][id]', String(existing.id), 'customer.id'],
+          ['signup[subscription][next_billing_at]', '2099-01-01', 'subscription.next_billing_at'],
+          ['signup[subscription][snap_day]', '1', 'subscription.snap_day'],
+          ['signup[coupon_code]', 'HALF', 'coupon_code'],
+          ['signup[coupon_codes][]', 'HALF', 'coupon_codes'],
+          [`signup[components][${seats.component.id}]`, '5', 'components'],
+          ['signup[customer][reference]', 'someone-else', 'customer.reference'],
+          ['signup[metafields][plan]', 'gold', 'metafields.plan'],
+          ['signup[payment_profile][payment_type]', 'bank_account', 'payment_profile.payment_type'],
+        ];
+        for (const [name, value, attribute] of attacks) {
+          const result = await direct.signup(signedSignup([...signupFields(), [name, value]]), { contentType: 'form' });
+          expect(result, name).toMatchObject({ statusCode: 422, resultCode: '4220' });
+          expect(verifyDirectRedirect(result.redirect!, creds), name).toMatchObject({
+            ok: true,
+            success: false,
+            resultCode: '4220',
+            callId: result.call.id,
+          });
+          expect(errorsOf(result), name).toEqual([
+            { attribute, message: expect.stringContaining('cannot be sent unsigned') },
+          ]);
+        }
+        expect(await acme.subscriptions.list()).toHaveLength(0);
+        expect(await acme.customers.list()).toHaveLength(1);
+        expect(f.gateway.chargeCalls).toBe(0);
+        // What the customer types is still theirs to send: names, contact, address, card, billing address.
+        const typed = await direct.signup(
+          signedSignup([
+            ...signupFields(),
+            ['signup[customer][organization]', 'Analytical Engines'],
+            ['signup[customer][phone]', '555-0100'],
+            ['signup[customer][address]', '1 Engine Way'],
+            ['signup[customer][city]', 'London'],
+            ['signup[customer][zip]', 'N1'],
+            ['signup[customer][country]', 'GB'],
+            ['signup[payment_profile][billing_zip]', 'N1'],
+          ]),
+          { contentType: 'form' },
+        );
+        expect(typed.resultCode).toBe('2000');
+        const [view] = await acme.subscriptions.list();
+        expect(view!.product.product.handle).toBe('pro');
+        expect(view!.customer.organization).toBe('Analytical Engines');
+        expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([1000]);
+      });
+
+      it('names every refused field in one answer, and still lets secure data override a normal field of the same name', async () => {
+        const f = fixture();
+        const { acme, direct, signedSignup, basicId } = await setup(f);
+        const result = await direct.signup(
+          signedSignup([
+            ...signupFields(),
+            ['signup[product][handle]', 'basic'],
+            ['signup[product][id]', String(basicId)],
+            ['signup[customer][id]', '1'],
+          ]),
+          { contentType: 'form' },
+        );
+        expect(result.resultCode).toBe('4220');
+        // The handle is overridden by the signed one (spec §4 rule 3), so only the id fields are refused.
+        expect((errorsOf(result) as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual([
+          'customer.id',
+          'product.id',
+        ]);
+        expect(await acme.subscriptions.list()).toHaveLength(0);
+      });
+
+      it('lets a form whose secure data signs nothing of the bill choose the product and coupon in normal fields (spec §4)', async () => {
+        const f = fixture();
+        const { acme, family, direct, signedSignup } = await setup(f);
+        await acme.coupons.create({ name: 'Half', code: 'HALF', percentage: '50', productFamilyId: family.id });
+        // Signing a customer-typed field (a pre-filled email) does not sign the bill either.
+        const result = await direct.signup(
+          signedSignup([...signupFields(), ['signup[product][handle]', 'basic'], ['signup[coupon_code]', 'HALF']], {
+            signup: { customer: { email: 'ada@example.com' } },
+          }),
+          { contentType: 'form' },
+        );
+        expect(result.resultCode).toBe('2000');
+        const [view] = await acme.subscriptions.list();
+        expect(view!.product.product.handle).toBe('basic');
+        expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([250]);
+      });
+
+      it('refuses as a duplicate (4221) a post whose signed parts were shifted against each other', async () => {
+        const f = fixture();
+        const { acme, direct, creds } = await setup(f);
+        // The signature covers api_id + timestamp + nonce + data with no separators.
+        const data = encodeSecureData({ ref: '1', redirect_uri: RETURN, signup: { product: { handle: 'pro' } } });
+        const signature = directRequestSignature(
+          { apiId: creds.apiId, timestamp: '1768478400', nonce: '7n-1', data },
+          creds.apiSecret,
+        );
+        const post = (secure: Omit<SecureParts, 'signature'>) =>
+          direct.signup(formPost(creds.apiId, creds.apiSecret, { ...secure, signature }, signupFields()), {
+            contentType: 'form',
+          });
+        const first = await post({ timestamp: '1768478400', nonce: '7n-1', rawData: data });
+        expect(first.resultCode).toBe('2000');
+        const shifted: Omit<SecureParts, 'signature'>[] = [
+          // A digit of the nonce moved to the end of the timestamp: another (timestamp, nonce) pair.
+          { timestamp: '17684784007', nonce: 'n-1', rawData: data },
+          // The timestamp moved into the nonce: no timestamp, so no (timestamp, nonce) check at all.
+          { nonce: '17684784007n-1', rawData: data },
+          // The nonce's end moved into the data (its first key becomes `1ref`, which nothing reads).
+          { timestamp: '1768478400', nonce: '7n-', rawData: `1${data}` },
+          // The whole nonce moved into the data: no nonce, so no (timestamp, nonce) check at all.
+          { timestamp: '1768478400', rawData: `7n-1${data}` },
+        ];
+        for (const secure of shifted) {
+          const again = await post(secure);
+          expect(again, JSON.stringify(secure)).toMatchObject({ statusCode: 409, resultCode: '4221' });
+          expect(verifyDirectRedirect(again.redirect!, creds)).toMatchObject({ ok: true, resultCode: '4221' });
+        }
+        expect(await acme.subscriptions.list()).toHaveLength(1);
+        expect(f.gateway.chargeCalls).toBe(1);
+      });
+
+      it('lets exactly one of a post and its shifted copy through when they race', async () => {
+        const f = fixture();
+        const { acme, direct, creds } = await setup(f);
+        const data = encodeSecureData({ redirect_uri: RETURN, signup: { product: { handle: 'pro' } } });
+        const signature = directRequestSignature(
+          { apiId: creds.apiId, timestamp: '1768478400', nonce: '9race', data },
+          creds.apiSecret,
+        );
+        const post = (timestamp: string, nonce: string) =>
+          direct.signup(
+            formPost(creds.apiId, creds.apiSecret, { timestamp, nonce, rawData: data, signature }, signupFields()),
+            { contentType: 'form' },
+          );
+        const results = await Promise.all([post('1768478400', '9race'), post('17684784009', 'race')]);
+        expect(results.map((r) => r.resultCode).sort()).toEqual(['2000', '4221']);
+        expect(await acme.subscriptions.list()).toHaveLength(1);
+      });
+
+      it('keeps only a bounded summary of a refused post: field names, never values', async () => {
+        const f = fixture();
+        const { acme, direct, creds, site, signedSignup } = await setup(f);
+        const junk: Pairs = Array.from({ length: 200 }, (_, i) => [
+          `junk[k${i}]`,
+          `secret-value-${i}-${'x'.repeat(300)}`,
+        ]);
+        const data = { redirect_uri: RETURN, signup: { product: { handle: 'pro' } } };
+        const forged = await direct.signup(
+          formPost(
+            creds.apiId,
+            creds.apiSecret,
+            { timestamp: '1768478400', nonce: 'n'.repeat(500), data, signature: '0'.repeat(40) },
+            [...signupFields(), ['signup[customer][notes]', 'z'.repeat(100_000)], ...junk],
+          ),
+          { contentType: 'form' },
+        );
+        expect(forged.resultCode).toBe('4001');
+        const stored = await storedCall(f, site.id, forged.call.id);
+        const text = JSON.stringify(stored);
+        expect(text.length).toBeLessThan(8_000);
+        expect(text).not.toContain('secret-value');
+        expect(text).not.toContain('zzzz');
+        expect(text).not.toContain(VISA);
+        expect(text).not.toContain('Lovelace');
+        const request = stored!.request as {
+          summary: boolean;
+          secure: Record<string, string>;
+          fields: string[];
+          field_count: number;
+        };
+        expect(request.summary).toBe(true);
+        expect(request.secure.api_id).toBe(creds.apiId);
+        expect(request.secure.timestamp).toBe('1768478400');
+        expect(request.secure.nonce!.length).toBeLessThanOrEqual(65);
+        expect(request.fields.slice(0, 5)).toEqual([
+          'secure[api_id]',
+          'secure[timestamp]',
+          'secure[nonce]',
+          'secure[data]',
+          'secure[signature]',
+        ]);
+        expect(request.fields).toContain('signup[payment_profile][card_number]');
+        expect(request.fields).toHaveLength(50);
+        expect(request.field_count).toBe(5 + 9 + 1 + 200);
+        expect(stored!.nonce!.length).toBeLessThanOrEqual(65);
+        // A replay is refused before it is admitted too: a summary, not the request again.
+        const form = signedSignup();
+        expect((await direct.signup(form, { contentType: 'form' })).resultCode).toBe('2000');
+        const replay = await direct.signup(form, { contentType: 'form' });
+        expect(replay.resultCode).toBe('4221');
+        expect((await storedCall(f, site.id, replay.call.id))!.request).toMatchObject({ summary: true });
+        // An admitted post that fails keeps its request (card fields blanked), to pre-fill the form again.
+        const declined = await direct.signup(
+          signedSignup(signupFields({ 'signup[payment_profile][card_number]': '2' })),
+          { contentType: 'form' },
+        );
+        expect(declined.resultCode).toBe('4300');
+        expect((await storedCall(f, site.id, declined.call.id))!.request).toMatchObject({
+          signup: { customer: { email: 'ada@example.com' }, payment_profile: { card_number: '' } },
+        });
+        expect(await acme.subscriptions.list()).toHaveLength(1);
+      });
+
+      it('blanks card fields in the stored call at any depth, in list form and in any case', async () => {
+        const f = fixture();
+        const { direct, site, signedSignup, openSignup } = await setup(f);
+        const cards = ['5555555555554444', '4012888888881881', '378282246310005', '6011111111111117'];
+        const signed = await direct.signup(
+          signedSignup(signupFields(), {
+            signup: {
+              product: { handle: 'pro' },
+              extra: {
+                card_number: [cards[0]!],
+                Full_Number: cards[1]!,
+                CVV: '9876',
+                nested: [{ 'card-number': cards[2]! }],
+                deep: { a: { b: { cardNumber: cards[3]! } } },
+              },
+            },
+          }),
+          { contentType: 'form' },
+        );
+        expect(signed.resultCode).toBe('2000');
+        const open = await direct.signup(
+          openSignup([
+            ...signupFields({ 'signup[customer][email]': 'open@example.com' }),
+            ['signup[payment_profile][Card_Number]', cards[1]!],
+            ['signup[extra][full_number][]', cards[2]!],
+            ['signup[extra][x][][CVV]', '9876'],
+          ]),
+          { contentType: 'form' },
+        );
+        expect(open.resultCode).toBe('2000');
+        for (const id of [signed.call.id, open.call.id]) {
+          const text = JSON.stringify(await storedCall(f, site.id, id));
+          for (const card of [VISA, ...cards]) expect(text).not.toContain(card);
+          expect(text).not.toContain('9876');
+        }
+        const request = (await storedCall(f, site.id, signed.call.id))!.request as { secure: { data: string } };
+        expect(request.secure.data).toContain('signup[extra][card_number][]=&');
+        expect(request.secure.data).toContain('signup[product][handle]=pro');
+      });
+
+      it('refuses a NUL or a lone surrogate with a signed 4220 before anything is charged, and stores the call', async () => {
+        const f = fixture();
+        const { acme, direct, creds, site, signedSignup } = await setup(f);
+        const nulName = await direct.signup(
+          signedSignup(signupFields({ 'signup[customer][first_name]': 'A\u0000da' })),
+          { contentType: 'form' },
+        );
+        expect(nulName).toMatchObject({ statusCode: 422, resultCode: '4220' });
+        expect(verifyDirectRedirect(nulName.redirect!, creds)).toMatchObject({ ok: true, resultCode: '4220' });
+        expect(errorsOf(nulName)).toEqual([
+          { attribute: 'base', message: 'Request: contains a NUL character or text that is not valid Unicode.' },
+        ]);
+        const stored = await storedCall(f, site.id, nulName.call.id);
+        expect(JSON.stringify(stored)).not.toContain('\\u0000');
+        // A NUL in the signed nonce: refused, reflected as sent, stored without it.
+        const data = { redirect_uri: RETURN, signup: { product: { handle: 'pro' } } };
+        const nulNonce = await direct.signup(
+          formPost(creds.apiId, creds.apiSecret, { timestamp: '1768478400', nonce: 'n\u00001', data }, signupFields()),
+          { contentType: 'form' },
+        );
+        expect(nulNonce.resultCode).toBe('4220');
+        expect(verifyDirectRedirect(nulNonce.redirect!, creds)).toMatchObject({ ok: true, nonce: 'n\u00001' });
+        expect((await storedCall(f, site.id, nulNonce.call.id))!.nonce).toBe('n\uFFFD1');
+        // A NUL in signed secure data.
+        const nulData = await direct.signup(
+          formPost(
+            creds.apiId,
+            creds.apiSecret,
+            { nonce: 'n-2', data: { ...data, signup: { product: { handle: 'pro\u0000' } } } },
+            signupFields(),
+          ),
+          { contentType: 'form' },
+        );
+        expect(nulData.resultCode).toBe('4220');
+        // A lone surrogate, which only JSON can carry.
+        const params = formParamsFromJson({
+          signup: {
+            product: { handle: 'pro' },
+            customer: { first_name: '\ud800', last_name: 'Lovelace', email: 'ada@example.com' },
+            payment_profile: { card_number: '1', expiration_month: 12, expiration_year: 2030 },
+          },
+        });
+        const basic = { apiId: creds.apiId, password: creds.apiPassword };
+        const surrogate = await direct.signup({ params }, { contentType: 'json', basic });
+        expect(surrogate).toMatchObject({ statusCode: 422, resultCode: '4220' });
+        expect(JSON.stringify(await storedCall(f, site.id, surrogate.call.id))).not.toMatch(/\\ud800/i);
+        // No credential can hold a NUL: unauthorized, no call, no database error.
+        const nulApiId = formPost(`${creds.apiId}\u0000`, creds.apiSecret, { data }, signupFields());
+        expect((await rejection(direct.signup(nulApiId, { contentType: 'form' }))).code).toBe('unauthorized');
+        expect(
+          (await rejection(direct.readCall(`${creds.apiId}\u0000`, creds.apiPassword, nulName.call.id))).code,
+        ).toBe('unauthorized');
+        expect(await acme.subscriptions.list()).toHaveLength(0);
+        expect(await acme.customers.list()).toHaveLength(0);
+        expect(f.gateway.chargeCalls).toBe(0);
+      });
+
+      it('refuses a NUL in a card update path before anything is changed', async () => {
+        const f = fixture();
+        const { acme, direct, creds, signedSignup } = await setup(f);
+        const signed = await direct.signup(signedSignup(), { contentType: 'form' });
+        const id = (signed.call.response as { signup: { subscription: { id: number } } }).signup.subscription.id;
+        const result = await direct.cardUpdate(
+          `${id}\u0000`,
+          formPost(
+            creds.apiId,
+            creds.apiSecret,
+            { nonce: 'cu', data: { redirect_uri: RETURN, subscription_id: `${id}\u0000` } },
+            [
+              ['payment_profile[card_number]', '5555555555554444'],
+              ['payment_profile[expiration_month]', '1'],
+              ['payment_profile[expiration_year]', '2031'],
+            ],
+          ),
+        );
+        expect(result.resultCode).toBe('4220');
+        expect((await acme.subscriptions.get(id)).paymentProfile?.lastFour).toBe('1111');
+      });
+
+      it('refuses a form with more fields than the parser reads, so that no field past them takes effect', async () => {
+        const f = fixture();
+        const { acme, family, direct, signedSignup } = await setup(f);
+        const seats = await acme.components.create(family.id, {
+          name: 'Seats',
+          kind: 'quantity_based',
+          unitName: 'seat',
+          handle: 'seats',
+          unitPrice: '2',
+        });
+        const form = signedSignup();
+        const padded = parseDirectForm(
+          `${form.rawBody}${'&'.repeat(1000)}&${encodeURIComponent(`signup[components][${seats.component.id}]`)}=50`,
+        );
+        const result = await direct.signup(padded, { contentType: 'form' });
+        expect(result.resultCode).toBe('4220');
+        expect(errorsOf(result)).toEqual([{ attribute: 'base', message: 'Request: has more than 1000 fields.' }]);
+        expect(await acme.subscriptions.list()).toHaveLength(0);
+        expect(f.gateway.chargeCalls).toBe(0);
       });
     });
   });

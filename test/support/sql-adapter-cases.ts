@@ -104,6 +104,23 @@ export function sqlAdapterCases(context: SqlAdapterContext): void {
           await second.close();
         }
       });
+
+      it('migration 6 moves the direct-post nonce claims out of idempotency_keys, so a spent nonce stays spent', async () => {
+        const f = await open();
+        const s = await f.storage.transaction((tx) => tx.sites.insert(site('claims')));
+        // The database as migration 5 left it, with a nonce claimed the old way.
+        await f.raw('drop table direct_post_claims');
+        await f.raw('delete from billing_migrations where id = 6');
+        await f.storage.transaction((tx) => tx.idempotency.claim(s.id, 'direct_nonce', 'api|1768478400|n-1', T0, null));
+        await f.storage.transaction((tx) => tx.idempotency.claim(s.id, 'uniqueness', 'other', T0, null));
+        await f.storage.migrate();
+        const claim = (inputHash: string, nonceKey: string) =>
+          f.storage.transaction((tx) => tx.directCalls.claimPost({ siteId: s.id, inputHash, nonceKey, at: T0 }));
+        expect(await claim('a'.repeat(64), 'api|1768478400|n-1')).toBe(false);
+        expect(await claim('a'.repeat(64), 'api|1768478400|n-2')).toBe(true);
+        expect(await f.raw("select scope, key from idempotency_keys where scope = 'direct_nonce'")).toEqual([]);
+        expect(await f.raw("select key from idempotency_keys where scope = 'uniqueness'")).toEqual([{ key: 'other' }]);
+      });
     });
 
     describe('codecs', () => {
@@ -732,6 +749,7 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       response: {},
       createdAt: T0,
     });
+    await tx.directCalls.claimPost({ siteId, inputHash: 'b'.repeat(64), nonceKey: `api-${subdomain}|1|n`, at: T0 });
   });
   return siteId;
 }

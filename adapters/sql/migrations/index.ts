@@ -7,6 +7,7 @@ import { billingRecordsMigration } from './0002-billing-records.js';
 import { catalogExtrasMigration } from './0003-catalog-extras.js';
 import { subscriptionComponentsMigration } from './0004-subscription-components.js';
 import { deliveriesMigration } from './0005-deliveries.js';
+import { directPostClaimsMigration } from './0006-direct-post-claims.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   catalogExtrasMigration,
   subscriptionComponentsMigration,
   deliveriesMigration,
+  directPostClaimsMigration,
 ];

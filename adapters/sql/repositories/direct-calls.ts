@@ -1,4 +1,4 @@
-/** Direct-post call records on SQL. */
+/** Direct-post call records and replay claims on SQL. */
 import { BillingError, type DirectCallRecord, type DirectCallsRepository } from 'billing-engine';
 import type { Selectable } from 'kysely';
 import { decodeBoolean, decodeId, decodeInstant, decodeJsonObject } from '../codecs.js';
@@ -31,6 +31,39 @@ export function createDirectCallsRepository({ db, encode }: RepositoryContext): 
         throw new BillingError('conflict', 'Call id is already taken.', { data: { callId: call.id } });
       }
       return decodeCall(row);
+    },
+
+    async claimPost({ siteId, inputHash, nonceKey, at }) {
+      const values = {
+        site_id: siteId,
+        input_hash: inputHash,
+        nonce_key: nonceKey,
+        created_at: encode.instant(at),
+      };
+      // One statement decides either way. On Postgres a concurrent claimer of the same hash or
+      // nonce key waits for the first one's row and then sees its committed claim.
+      const row =
+        nonceKey === null
+          ? // Unprotected: inserted, or the held claim is unprotected too (the no-op update returns it).
+            await db
+              .insertInto('direct_post_claims')
+              .values(values)
+              .onConflict((oc) =>
+                oc
+                  .columns(['site_id', 'input_hash'])
+                  .doUpdateSet((eb) => ({ input_hash: eb.ref('excluded.input_hash') }))
+                  .where('direct_post_claims.nonce_key', 'is', null),
+              )
+              .returning('input_hash')
+              .executeTakeFirst()
+          : // Protected: inserted only when neither the hash nor the nonce key is held.
+            await db
+              .insertInto('direct_post_claims')
+              .values(values)
+              .onConflict((oc) => oc.doNothing())
+              .returning('input_hash')
+              .executeTakeFirst();
+      return row !== undefined;
     },
 
     async findById(siteId, id) {

@@ -19,7 +19,12 @@ export { parseDirectTimestamp } from './direct-timestamp.js';
 export type { FormInput, FormInputValue, FormParams, FormScalar, FormValue } from './form-params.js';
 export { generateSecret, type SecretEncoding } from './generate-secret.js';
 export { HOSTED_PAGE_TOKEN_LENGTH, hostedPageToken, verifyHostedPageToken } from './hosted-page-token.js';
-export { mergeSecureParams } from './merge-secure-params.js';
+export {
+  CUSTOMER_TYPED_SIGNUP_FIELDS,
+  type FormPath,
+  mergeSecureParams,
+  unsignedBillingFields,
+} from './merge-secure-params.js';
 export { FORM_DEPTH_LIMIT, FORM_PARAMETER_LIMIT } from './parse-form.js';
 export type { RandomSource } from './random-source.js';
 export { hashSecret, secretHashMatches, sha256Hex, verifySecret } from './secret-hash.js';
