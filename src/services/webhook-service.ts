@@ -41,18 +41,31 @@ import type {
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { clampPage } from './customer-service.js';
 import { loadSite } from './site-service.js';
-import { sendWebhook, type WebhookSendResult } from './webhook-sender.js';
+import { sendWebhook, systemResolver, type WebhookResolver, type WebhookSendResult } from './webhook-sender.js';
 
 /** Options of {@link WebhookService}. Every field has the reference's default. */
 export interface WebhookServiceOptions {
   /**
    * Lets test-mode sites register loopback receivers (`127.0.0.1`, `[::1]`, `localhost`) on any
-   * port, for local development and tests. Off by default; live sites never get it.
+   * port, and send to hostnames that resolve to loopback addresses, for local development and
+   * tests. Off by default; live sites never get it. Every other non-public address stays refused.
    */
   readonly allowLocalReceivers?: boolean;
   /** `chargify` adds the hosted service's `X-Chargify-*` headers and spellings; default `spec`. */
   readonly compat?: WebhookCompat;
-  /** The fetch used to POST; default the global fetch. */
+  /**
+   * Resolves an endpoint's hostname at each send, once; every address it returns is judged and
+   * the connection goes to the checked one (docs/decisions.md, "Webhook destinations"). Default
+   * `dns.promises.lookup(host, { all: true, verbatim: true })`. Tests inject one to map made-up
+   * names without touching DNS.
+   */
+  readonly resolve?: WebhookResolver;
+  /**
+   * Replaces the built-in HTTP transport, for tests that must never leave the process. The engine
+   * then neither resolves nor connects: where the request goes is up to this fetch, so the
+   * send-time address check (`resolve`) does not apply, only the URL rules. Leave it unset in
+   * production.
+   */
   readonly fetch?: typeof fetch;
   /** How long a receiver has to answer, in ms (spec §8: about 15 s); default 15000. */
   readonly timeoutMs?: number;
@@ -237,7 +250,8 @@ export class WebhookService {
   readonly #owner = `webhooks-${randomUUID()}`;
   readonly #allowLocal: boolean;
   readonly #compat: WebhookCompat;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: typeof fetch | undefined;
+  readonly #resolve: WebhookResolver;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #batchSize: number;
@@ -248,8 +262,8 @@ export class WebhookService {
     this.#deps = deps;
     this.#allowLocal = options.allowLocalReceivers === true;
     this.#compat = options.compat === 'chargify' ? 'chargify' : 'spec';
-    // Bound lazily so a test that replaces globalThis.fetch after construction is still honoured.
-    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#fetch = options.fetch;
+    this.#resolve = options.resolve ?? systemResolver;
     this.#timeoutMs = positive(options.timeoutMs, 15_000, 'Timeout');
     this.#maxResponseBytes = Math.floor(positive(options.maxResponseBytes, 4096, 'Max response bytes'));
     this.#batchSize = Math.floor(positive(options.batchSize, 50, 'Batch size'));
@@ -701,6 +715,9 @@ export class WebhookService {
   /**
    * Signs and POSTs a webhook's stored body. The URL is checked again first, because the site may
    * have gone live (HTTPS only) or the engine lost its local-receiver option since it was added.
+   * Then the sender resolves the hostname and judges every address (loopback only with the
+   * local-receiver option on a test-mode site); a refused destination is a failed attempt whose
+   * `last_error` says why, like any other failure.
    */
   async #send({ site, endpoint, webhook }: Prepared): Promise<{ result: WebhookSendResult; sentUrl: string | null }> {
     try {
@@ -733,7 +750,7 @@ export class WebhookService {
       headers['X-Chargify-Webhook-Id'] = String(webhook.id);
     }
     if (target.username !== '' || target.password !== '') {
-      // fetch refuses URLs with credentials; send them as Basic auth and keep them out of last_sent_url.
+      // Credentials go as Basic auth (fetch refuses them in URLs) and stay out of last_sent_url.
       const user = decodeURIComponent(target.username);
       const password = decodeURIComponent(target.password);
       headers.Authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -743,7 +760,13 @@ export class WebhookService {
     const url = target.toString();
     const result = await sendWebhook(
       { url, body: webhook.body, headers },
-      { fetch: this.#fetch, timeoutMs: this.#timeoutMs, maxResponseBytes: this.#maxResponseBytes },
+      {
+        ...(this.#fetch === undefined ? {} : { fetch: this.#fetch }),
+        resolve: this.#resolve,
+        allowLoopback: this.#allowLocal && site.mode !== 'live',
+        timeoutMs: this.#timeoutMs,
+        maxResponseBytes: this.#maxResponseBytes,
+      },
     );
     return { result, sentUrl: url };
   }

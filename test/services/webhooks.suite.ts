@@ -22,8 +22,9 @@ import {
   webhookDeliverySubject,
 } from '../../src/services/webhook-service.js';
 import { verifyWebhook, WEBHOOK_SIGNATURE_HEADER, webhookSignatureFrom } from '../../src/webhook-receiver.js';
+import { BLOCKED, ConnectionObserver, ScriptedResolver } from '../support/connection-observer.js';
 import { rejection } from '../support/engine-harness.js';
-import { answer, type Hit, ok, Receiver, type Reply } from '../support/loopback-receiver.js';
+import { answer, ok, Receiver, type Reply } from '../support/loopback-receiver.js';
 
 // ---------------------------------------------------------------------------------------------
 // Loopback receivers: real HTTP servers on 127.0.0.1, port 0, never any other address.
@@ -947,6 +948,209 @@ export function webhooksSuite(harness: StorageHarness): void {
           'Since date: is not a valid date.',
         ]);
         expect((await rejection(worker.get('acme', 999_999))).code).toBe('not_found');
+      });
+    });
+
+    describe('destinations: the send-time address check', () => {
+      // Every outgoing connection of these tests is watched, and stopped before it connects unless
+      // the test allows it, so nothing ever leaves the machine; names come from a ScriptedResolver.
+      let observer: ConnectionObserver | undefined;
+      const watch = (hosts: readonly string[], allow?: (host: string, address: string) => boolean) => {
+        observer = new ConnectionObserver(hosts, allow).install();
+        return observer;
+      };
+      afterEach(() => {
+        observer?.uninstall();
+        observer = undefined;
+      });
+      const REFUSAL_HINT = '; loopback needs the allowLocalReceivers engine option on a test-mode site';
+
+      it('refuses names that resolve to loopback, private or transition addresses, and records why', async () => {
+        const f = fixture();
+        await site(f);
+        const dns = new ScriptedResolver({
+          'loop4.example.com': [['127.0.0.1']],
+          'loop6.example.com': [['::1']],
+          'mapped.example.com': [['::ffff:127.0.0.1']],
+          'nat64.example.com': [['64:ff9b::7f00:1']],
+          'private.example.com': [['10.0.0.1']],
+          'mixed.example.com': [['93.184.216.34', '10.0.0.1']],
+          'metadata.example.com': [['169.254.169.254']],
+          'public.example.com': [['93.184.216.34']],
+        });
+        const strict = f.make({ allowLocalReceivers: false, resolve: dns.resolve });
+        const hosts = new Map<number, string>();
+        for (const host of ['loop4', 'loop6', 'mapped', 'nat64', 'private', 'mixed', 'metadata', 'public'].map(
+          (name) => `${name}.example.com`,
+        )) {
+          const endpoint = await strict.createEndpoint('acme', {
+            url: `http://${host}/hook`,
+            webhookSubscriptions: ['customer_create'],
+          });
+          hosts.set(endpoint.id, host);
+        }
+        const watcher = watch([...hosts.values()]);
+        await customer(f);
+        // Every refusal is a failed attempt like any other: retried, counted, never a worker error.
+        expect(await strict.deliverDue()).toEqual({
+          processed: 8,
+          delivered: 0,
+          retried: 8,
+          gaveUp: 0,
+          skipped: 0,
+          errors: 0,
+        });
+        const errors = new Map((await strict.list('acme')).map((w) => [hosts.get(w.endpointId), w.lastError]));
+        expect(Object.fromEntries(errors)).toEqual({
+          'loop4.example.com': `Destination refused: loop4.example.com resolves to 127.0.0.1 (loopback${REFUSAL_HINT}). (retry 1 of 5)`,
+          'loop6.example.com': `Destination refused: loop6.example.com resolves to ::1 (loopback${REFUSAL_HINT}). (retry 1 of 5)`,
+          'mapped.example.com':
+            'Destination refused: mapped.example.com resolves to ::ffff:7f00:1 (ipv4Mapped, embedding 127.0.0.1 (loopback)). (retry 1 of 5)',
+          'nat64.example.com':
+            'Destination refused: nat64.example.com resolves to 64:ff9b::7f00:1 (nat64, embedding 127.0.0.1 (loopback)). (retry 1 of 5)',
+          'private.example.com':
+            'Destination refused: private.example.com resolves to 10.0.0.1 (private). (retry 1 of 5)',
+          'mixed.example.com': 'Destination refused: mixed.example.com resolves to 10.0.0.1 (private). (retry 1 of 5)',
+          'metadata.example.com':
+            'Destination refused: metadata.example.com resolves to 169.254.169.254 (linkLocal). (retry 1 of 5)',
+          // The public name passed the check: its socket was handed the checked address (and stopped there by the test).
+          'public.example.com': `Connection failed: ${BLOCKED} (retry 1 of 5)`,
+        });
+        for (const host of hosts.values()) expect(dns.count(host), host).toBe(1);
+        expect(watcher.lookups).toEqual([{ host: 'public.example.com', address: '93.184.216.34', allowed: false }]);
+        expect(watcher.connections).toEqual([]);
+        for (const endpoint of await strict.listEndpoints('acme')) expect(endpoint.failureCount).toBe(1);
+        // Each retry resolves again and is judged again.
+        f.clock.advance({ seconds: 10 });
+        expect(await strict.deliverDue()).toMatchObject({ processed: 8, retried: 8, errors: 0 });
+        for (const host of hosts.values()) expect(dns.count(host), host).toBe(2);
+        expect(watcher.lookups.map((l) => l.address)).toEqual(['93.184.216.34', '93.184.216.34']);
+      });
+
+      it('connects a name that resolves to loopback only with allowLocalReceivers, to the address it checked', async () => {
+        const f = fixture();
+        await site(f);
+        await f.sites.create({ subdomain: 'livesite', currency: 'USD', mode: 'live' });
+        const receiver = await f.receiver();
+        const port = Number(new URL(receiver.url).port);
+        // localhost answers loopback once, then a private address: a second lookup would show.
+        const dns = new ScriptedResolver({
+          localhost: [['127.0.0.1'], ['10.0.0.1']],
+          'hooks.example.com': [['127.0.0.1']],
+        });
+        const local = f.make({ allowLocalReceivers: true, resolve: dns.resolve });
+        const strict = f.make({ allowLocalReceivers: false, resolve: dns.resolve });
+        const named = await local.createEndpoint('acme', {
+          url: `http://localhost:${port}/named`,
+          webhookSubscriptions: ['customer_create'],
+        });
+        const watcher = watch(['localhost', 'hooks.example.com'], (host) => host === 'localhost');
+        await customer(f);
+        expect(await local.deliverDue()).toMatchObject({ processed: 1, delivered: 1, errors: 0 });
+        expect(receiver.hits.map((h) => [h.path, h.headers.host])).toEqual([['/named', `localhost:${port}`]]);
+        expect(watcher.lookups).toEqual([{ host: 'localhost', address: '127.0.0.1', allowed: true }]);
+        expect(watcher.connections).toEqual([{ address: '127.0.0.1', port }]);
+        expect(dns.calls).toEqual(['localhost']);
+        // The next send resolves once more, gets the private address, and is refused before any socket.
+        const test = await local.sendTest('acme', named.id);
+        expect(test).toMatchObject({
+          status: 'failed',
+          lastError: 'Destination refused: localhost resolves to 10.0.0.1 (private). (retry 1 of 1)',
+        });
+        expect(dns.calls).toEqual(['localhost', 'localhost']);
+        expect(receiver.hits).toHaveLength(1);
+        expect(watcher.connections).toHaveLength(1);
+
+        // A made-up public-looking name that resolves to loopback: connected to (127.0.0.1, stopped
+        // by the test before port 80 is reached) with the option, refused without it.
+        const made = await local.createEndpoint('acme', {
+          url: 'http://hooks.example.com/made-up',
+          webhookSubscriptions: ['customer_create'],
+        });
+        await local.deleteEndpoint('acme', named.id);
+        await customer(f);
+        expect((await local.sendTest('acme', made.id)).lastError).toBe(`Connection failed: ${BLOCKED} (retry 1 of 1)`);
+        expect(watcher.lookups.at(-1)).toEqual({ host: 'hooks.example.com', address: '127.0.0.1', allowed: false });
+        expect((await strict.sendTest('acme', made.id)).lastError).toBe(
+          `Destination refused: hooks.example.com resolves to 127.0.0.1 (loopback${REFUSAL_HINT}). (retry 1 of 1)`,
+        );
+        // Never on a live site, whatever the option says.
+        const live = await local.createEndpoint('livesite', {
+          url: 'https://hooks.example.com/live',
+          webhookSubscriptions: ['customer_create'],
+        });
+        expect((await local.sendTest('livesite', live.id)).lastError).toBe(
+          `Destination refused: hooks.example.com resolves to 127.0.0.1 (loopback${REFUSAL_HINT}). (retry 1 of 1)`,
+        );
+        expect(watcher.lookups.filter((l) => l.host === 'hooks.example.com')).toHaveLength(1);
+        expect(dns.count('hooks.example.com')).toBe(3);
+        expect(receiver.hits).toHaveLength(1);
+      });
+
+      it('looks a name up once per send: a public answer followed by loopback never reaches loopback', async () => {
+        const f = fixture();
+        await site(f);
+        const receiver = await f.receiver();
+        const dns = new ScriptedResolver({ 'rebind.example.com': [['93.184.216.34'], ['127.0.0.1']] });
+        const strict = f.make({ allowLocalReceivers: false, resolve: dns.resolve });
+        await strict.createEndpoint('acme', {
+          url: 'http://rebind.example.com/hook',
+          webhookSubscriptions: ['customer_create'],
+        });
+        const watcher = watch(['rebind.example.com']);
+        await customer(f);
+        expect(await strict.deliverDue()).toMatchObject({ processed: 1, retried: 1, errors: 0 });
+        // One lookup, and the socket was handed the public address it checked, not a fresh answer.
+        expect(dns.count('rebind.example.com')).toBe(1);
+        expect(watcher.lookups).toEqual([{ host: 'rebind.example.com', address: '93.184.216.34', allowed: false }]);
+        // The retry resolves again, now to loopback: judged and refused before any socket exists.
+        f.clock.advance({ seconds: 10 });
+        expect(await strict.deliverDue()).toMatchObject({ processed: 1, retried: 1, errors: 0 });
+        expect(dns.count('rebind.example.com')).toBe(2);
+        expect(watcher.lookups).toHaveLength(1);
+        expect([...watcher.lookups, ...watcher.connections].some((c) => c.address === '127.0.0.1')).toBe(false);
+        expect(receiver.hits).toHaveLength(0);
+        expect((await strict.list('acme'))[0]!.lastError).toBe(
+          `Destination refused: rebind.example.com resolves to 127.0.0.1 (loopback${REFUSAL_HINT}). (retry 2 of 5)`,
+        );
+      });
+
+      it('records a failed or empty lookup as a failed delivery and keeps delivering the rest', async () => {
+        const f = fixture();
+        await site(f);
+        const receiver = await f.receiver();
+        const dns = new ScriptedResolver({ 'empty.example.com': [[]] });
+        const worker = f.make({ allowLocalReceivers: true, resolve: dns.resolve, concurrency: 1 });
+        const missing = await worker.createEndpoint('acme', {
+          url: 'http://missing.example.com/',
+          webhookSubscriptions: ['customer_create'],
+        });
+        const empty = await worker.createEndpoint('acme', {
+          url: 'http://empty.example.com/',
+          webhookSubscriptions: ['customer_create'],
+        });
+        const good = await worker.createEndpoint('acme', {
+          url: receiver.url,
+          webhookSubscriptions: ['customer_create'],
+        });
+        await customer(f);
+        expect(await worker.deliverDue()).toEqual({
+          processed: 3,
+          delivered: 1,
+          retried: 2,
+          gaveUp: 0,
+          skipped: 0,
+          errors: 0,
+        });
+        const byEndpoint = new Map((await worker.list('acme')).map((w) => [w.endpointId, w]));
+        expect(byEndpoint.get(missing.id)!.lastError).toBe('Connection failed: ENOTFOUND (retry 1 of 5)');
+        expect(byEndpoint.get(empty.id)!.lastError).toBe(
+          'Destination refused: empty.example.com has no address. (retry 1 of 5)',
+        );
+        expect(byEndpoint.get(good.id)).toMatchObject({ status: 'successful', lastError: null });
+        // A literal address is judged as it is: the resolver is never asked for it.
+        expect(dns.calls).toEqual(['missing.example.com', 'empty.example.com']);
+        expect(receiver.hits).toHaveLength(1);
       });
     });
 

@@ -48,10 +48,12 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * True when `hostname` could be publicly reachable: a literal address outside the loopback,
- * private, link-local, shared, documentation and multicast ranges, or a DNS name with at least two
- * labels that is not under a reserved or private-use top-level name. A DNS name is judged by its
- * spelling only; what it resolves to is not checked here (no I/O in the domain).
+ * True when `hostname` could be publicly reachable: a literal address the webhook address rule
+ * calls public (`ip-address.ts`: ipaddr.js `unicast` and none of the refused ranges), or a DNS name
+ * with at least two labels that is not under a reserved or private-use top-level name. A DNS name
+ * is judged by its spelling only here (no I/O in the domain): this is the registration-time first
+ * line. What it resolves to is judged at every send (`checkDestination`), and that is the check
+ * that decides where a webhook goes.
  */
 export function isPublicHost(hostname: string): boolean {
   const host = canonicalHost(hostname);

@@ -1,9 +1,17 @@
 /**
- * Webhook rules as pure functions: endpoint URL rules (spec §6), event subscriptions, the retry
- * schedule and endpoint health (reference §3.3), and the payload and body of each event's webhook
- * in the service's form shape (reference §3.1, §3.4). No clock, no I/O: the webhook service loads
- * records and sends; these decide what is sent and when.
+ * Webhook rules as pure functions: endpoint URL rules (spec §6), the addresses a webhook may be
+ * sent to, event subscriptions, the retry schedule and endpoint health (reference §3.3), and the
+ * payload and body of each event's webhook in the service's form shape (reference §3.1, §3.4). No
+ * clock, no I/O: the webhook service loads records, resolves and sends; these decide what is sent,
+ * when, and where.
  */
+
+export {
+  checkDestination,
+  type DestinationDecision,
+  type DestinationRules,
+  type ResolvedAddress,
+} from './destination.js';
 export {
   checkWebhookUrl,
   isLoopbackHost,
@@ -13,7 +21,13 @@ export {
   type WebhookUrlRules,
 } from './endpoint-url.js';
 export { checkWebhookSubscriptions, SUBSCRIBABLE_EVENT_KEYS } from './event-subscriptions.js';
-export { type AddressScope, literalAddressScope } from './ip-address.js';
+export {
+  type AddressScope,
+  type AddressVerdict,
+  classifyAddress,
+  describeVerdict,
+  literalAddressScope,
+} from './ip-address.js';
 export {
   CHARGIFY_WEBHOOK_TIME_ZONE,
   type ProductSnapshot,
