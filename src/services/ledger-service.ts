@@ -23,6 +23,7 @@ import {
   scheduleReconciliation,
   type UncommittedPaymentPlan,
 } from './payment-runner.js';
+import { post } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -189,7 +190,7 @@ export class LedgerService {
       errors.throwIfAny();
       const chargeInCents = amount!;
       if (input.delayCapture === true) {
-        const [written] = await ctx.tx.ledger.append([
+        const [written] = await post(ctx.tx, [
           line(subscription, 'charge', 'delay_capture', chargeInCents, memo!, ctx.now),
         ]);
         return { kind: 'done' as const, charge: written! };
@@ -199,9 +200,7 @@ export class LedgerService {
       const collect = Math.max(0, chargeInCents - credit);
       if (collect === 0) {
         // Nothing to collect (a zero charge, or credit covers it): the charge line alone settles it.
-        const [written] = await ctx.tx.ledger.append([
-          line(subscription, 'charge', 'one_time', chargeInCents, memo!, ctx.now),
-        ]);
+        const [written] = await post(ctx.tx, [line(subscription, 'charge', 'one_time', chargeInCents, memo!, ctx.now)]);
         return { kind: 'done' as const, charge: written! };
       }
       const plan: ChargePlan = {
@@ -277,7 +276,7 @@ export class LedgerService {
         errors.throwIfAny();
         const balance = method === 'target' ? await ctx.tx.ledger.balance(site.id, subscription.id) : 0;
         const delta = amount! - balance;
-        const [written] = await ctx.tx.ledger.append([
+        const [written] = await post(ctx.tx, [
           line(subscription, 'adjustment', null, delta === 0 ? 0 : delta, memo, ctx.now),
         ]);
         await settleIfPaid(ctx, site.id, subscription.id);
@@ -303,7 +302,7 @@ export class LedgerService {
       if (CLOSED_STATES.includes(subscription.state))
         errors.add('This subscription is not eligible to accept credits.');
       errors.throwIfAny();
-      const [written] = await ctx.tx.ledger.append([
+      const [written] = await post(ctx.tx, [
         line(subscription, 'credit', null, amount === 0 ? 0 : -amount!, memo!, ctx.now),
       ]);
       await settleIfPaid(ctx, site.id, subscription.id);
@@ -324,7 +323,7 @@ export class LedgerService {
       const amount = readAmount(input, site.currency, errors);
       const memo = optionalMemo(input.memo, errors);
       errors.throwIfAny();
-      const [written] = await ctx.tx.ledger.append([
+      const [written] = await post(ctx.tx, [
         line(subscription, 'payment', 'manual', amount!, memo, ctx.now, { success: true }),
       ]);
       await settleIfPaid(ctx, site.id, subscription.id);
@@ -377,7 +376,7 @@ export class LedgerService {
         }
       }
       if (external) {
-        const [written] = await ctx.tx.ledger.append([
+        const [written] = await post(ctx.tx, [
           line(subscription, 'refund', 'manual', refundInCents, memo!, ctx.now, {
             success: true,
             paymentId: payment?.id ?? null,
@@ -606,7 +605,7 @@ export class LedgerService {
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
       const chargeLine = line(subscription, 'charge', 'one_time', plan.chargeInCents, plan.memo, ctx.now);
       if (result.outcome === 'success') {
-        const [charge, payment] = await ctx.tx.ledger.append([
+        const [charge, payment] = await post(ctx.tx, [
           chargeLine,
           line(subscription, 'payment', 'one_time', attempt.amountInCents, `Payment for: ${plan.memo}`, ctx.now, {
             success: true,
@@ -625,7 +624,7 @@ export class LedgerService {
       // The failed payment is recorded as an `info` line: it shows in the ledger but moves no
       // balance and, not being a `payment`, can never be refunded.
       const message = `${result.message} (${plan.memo})`;
-      const written = await ctx.tx.ledger.append([
+      const written = await post(ctx.tx, [
         ...(plan.accrueOnFailure ? [chargeLine] : []),
         line(subscription, 'info', null, attempt.amountInCents, message, ctx.now, { success: false }),
       ]);
@@ -670,7 +669,7 @@ export class LedgerService {
       const payment = await ctx.tx.ledger.findById(siteId, plan.paymentId);
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
       if (result.outcome === 'success') {
-        const [refund] = await ctx.tx.ledger.append([
+        const [refund] = await post(ctx.tx, [
           line(subscription, 'refund', null, plan.amountInCents, plan.memo, ctx.now, {
             success: true,
             paymentId: plan.paymentId,

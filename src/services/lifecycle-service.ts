@@ -3,6 +3,7 @@ import { addInterval, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
 import type { AddressFields, SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { post } from './posting.js';
 import { changeProductInCommand, type ProductChangeInput } from './product-change.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-lookup.js';
@@ -156,7 +157,7 @@ export class LifecycleService {
         throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (!input.preserveBalance && balance !== 0) {
-        await ctx.tx.ledger.append([
+        await post(ctx.tx, [
           line(subscription, 'adjustment', 'reactivation', -balance, 'Balance reset at reactivation', ctx.now),
         ]);
       }

@@ -29,6 +29,7 @@ import { scheduleRenewalAt } from './renewal-schedule.js';
 
 export type { ProductChangeInput };
 
+import { post } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import {
   couponDiscounts,
@@ -325,7 +326,7 @@ export class MigrationService {
         }),
       );
     }
-    const written = await ctx.tx.ledger.append(lines);
+    const written = await post(ctx.tx, lines);
     if (paid) {
       const payment = written.at(-1)!;
       await ctx.tx.payments.update(plan.site.id, paid.attempt.id, {

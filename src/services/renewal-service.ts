@@ -16,6 +16,7 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { chargeAttempt, pendingAttempt } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
+import { post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
 import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
@@ -435,7 +436,7 @@ export class RenewalService {
         lines.push(
           line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
         );
-      await ctx.tx.ledger.append(lines);
+      await post(ctx.tx, lines);
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       if (balance <= 0) {
         await this.#finishRenewal(ctx, item, site, advanced, true);
@@ -761,7 +762,7 @@ export class RenewalService {
     transactionId: string,
     event: 'renewal_paid' | 'balance_settled',
   ): Promise<SubscriptionRecord> {
-    const [payment] = await ctx.tx.ledger.append([
+    const [payment] = await post(ctx.tx, [
       line(
         subscription,
         'payment',

@@ -56,6 +56,7 @@ import {
   releaseOpenCollection,
   scheduleRefundIfUncommitted,
 } from './payment-runner.js';
+import { post } from './posting.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
@@ -395,7 +396,7 @@ export class SubscriptionService {
             ),
           );
         }
-        const written = await ctx.tx.ledger.append(lines);
+        const written = await post(ctx.tx, lines);
         const payment = paid ? written.at(-1)! : undefined;
         if (paid && payment) {
           await ctx.tx.payments.update(plan.site.id, paid.id, {
