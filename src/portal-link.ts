@@ -116,3 +116,51 @@ export function checkPortalLink(input: VerifyPortalLinkInput): PortalLinkStatus 
 export function verifyPortalLink(input: VerifyPortalLinkInput): boolean {
   return checkPortalLink(input) === 'valid';
 }
+
+/**
+ * The public origin portal links are issued for, checked: an absolute `http:` or `https:` URL
+ * with nothing but a scheme, a host and an optional port (a trailing `/` is dropped). Throws
+ * RangeError for anything else, so that a misconfigured origin fails loudly rather than signing
+ * links to somewhere else. Links are only ever made for a configured origin, never for the
+ * request's `Host`, which the client writes: a link built from it would point wherever the
+ * caller said, with a genuine signature.
+ */
+export function portalOrigin(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new RangeError(`portal origin ${JSON.stringify(origin)} is not an absolute URL`);
+  }
+  const bare =
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    !origin.includes('?') &&
+    !origin.includes('#');
+  if (!bare) throw new RangeError(`portal origin ${JSON.stringify(origin)} must be http(s)://host[:port] only`);
+  return url.origin;
+}
+
+/**
+ * A site's portal origin under a base domain: `https://{subdomain}.{baseDomain}`, or with the scheme
+ * the base domain names (`http://localhost:3000` gives `http://acme.localhost:3000`). The base domain
+ * is a host with an optional port, or such an origin; anything else throws RangeError.
+ */
+export function sitePortalOrigin(subdomain: string, baseDomain: string): string {
+  const explicit = /^https?:\/\//i.test(baseDomain);
+  const base = portalOrigin(explicit ? baseDomain : `https://${baseDomain}`);
+  if (!/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i.test(subdomain))
+    throw new RangeError(`subdomain ${JSON.stringify(subdomain)} cannot name a host`);
+  const url = new URL(base);
+  url.hostname = `${subdomain.toLowerCase()}.${url.hostname}`;
+  return portalOrigin(url.origin);
+}
+
+/** The full URL of a portal link on a checked origin (see {@link portalOrigin}). */
+export function portalLinkUrl(origin: string, link: Pick<PortalLink, 'path'>): string {
+  return `${portalOrigin(origin)}${link.path}`;
+}

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { type BillingEngine, BillingError } from 'billing-engine';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { type AddressRateLimitOptions, createAddressLimits } from './address-limits.js';
 import { apiKeyFromAuthorization } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
+import { refuseUnstorableUrlText, requireJsonWrites } from './request-guards.js';
 import { directPostFor, registerDirectRoutes } from './routes/direct-routes.js';
 import { type HostedRoutesOptions, registerHostedRoutes } from './routes/hosted-routes.js';
 import { registerApiRoutes } from './routes/index.js';
@@ -23,12 +25,26 @@ export interface HttpAppOptions {
   readonly compat?: WireCompat;
   /** Largest accepted request body; larger ones get 413. Default 1 MiB. */
   readonly bodyLimitBytes?: number;
-  /** Per-key limits, or `false` to turn limiting off. Default 200 requests burst, 50 per second. */
+  /**
+   * Per-key limits, or `false` to turn every limit off (the address limits too, unless
+   * `addressRateLimit` is given). Default 200 requests burst, 50 per second.
+   */
   readonly rateLimit?: HttpRateLimitOptions | false;
-  /** Billing-portal links: lifetime, public origin, and the clock they are signed against. */
+  /**
+   * Per-client-address limits for callers that have not proven who they are: failed
+   * authentications (wrong keys, hosted-page token guesses) and hosted-page requests, with the
+   * client address taken from the socket unless `clientAddress` says otherwise (see
+   * address-limits.ts), or `false` to turn them off. Default on with the generous
+   * `DEFAULT_FAILURE_LIMIT` and `DEFAULT_HOSTED_PAGE_LIMIT`, off when `rateLimit` is false.
+   */
+  readonly addressRateLimit?: AddressRateLimitOptions | false;
+  /**
+   * Billing-portal links: lifetime, the public origin they are made for (`baseDomain` or `baseUrl`;
+   * never the request's Host, and without either the route is a 501), and the clock they are signed against.
+   */
   readonly portalLinks?: PortalLinkRoutesOptions;
   /** Options of the hosted pages (card update page, billing portal). */
-  readonly hosted?: Omit<HostedRoutesOptions, 'logError'>;
+  readonly hosted?: Omit<HostedRoutesOptions, 'logError' | 'addressLimits'>;
   /** Where unexpected (non-BillingError) failures are reported; default `console.error`. */
   readonly logError?: (error: unknown, request: Request) => void;
 }
@@ -43,11 +59,18 @@ export const DEFAULT_RATE_LIMIT: HttpRateLimitOptions = { capacity: 200, refillP
 const RATE_LIMITED_MESSAGE =
   'Your request was denied due to a usage violation. Retry after the time in the Retry-After header.';
 
+/** The 429 of the main API, with the seconds to wait in Retry-After. */
+function rateLimited(retryAfterSeconds: number): HttpProblem {
+  return new HttpProblem(429, [RATE_LIMITED_MESSAGE], { 'retry-after': String(retryAfterSeconds) });
+}
+
 /**
  * The main JSON API of the spec as a Hono app over a billing engine: routing only, with the wire
  * layer reading bodies and writing responses. The site is the first label of `Host`; HTTP Basic
  * carries the API key as the user with any password. Every response has a Content-Type, every
- * success has a JSON body, and bad input never becomes a 500.
+ * success has a JSON body, and bad input never becomes a 500. At the edge, before any route: the
+ * address and key rate limits, the body size, text no storage keeps in the path or query (422),
+ * and a write's body typed as JSON (415); the body reader then checks the body's text and nesting.
  */
 export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   const { engine } = options;
@@ -56,6 +79,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   if (!Number.isSafeInteger(maxSize) || maxSize < 0)
     throw new RangeError('bodyLimitBytes must be a non-negative integer');
   const limits = options.rateLimit === false ? undefined : createTokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const addressOptions = options.addressRateLimit ?? (options.rateLimit === false ? false : {});
+  const addressLimits = addressOptions === false ? undefined : createAddressLimits(addressOptions);
   const logError =
     options.logError ??
     ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
@@ -63,17 +88,41 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   const app = new Hono<HttpAppEnv>();
 
   // Before the key middleware: direct posts authenticate by signature or direct credentials, not an API key.
-  registerDirectRoutes(app, directPostFor(engine), { bodyLimitBytes: maxSize, logError });
-  registerHostedRoutes(app, engine, { ...options.hosted, logError });
+  // Direct posts keep their own limits (per address and per api_id); `rateLimit: false` turns
+  // them off with the rest, and they find the client address the same way as the address limits.
+  const clientAddress = options.addressRateLimit ? options.addressRateLimit.clientAddress : undefined;
+  registerDirectRoutes(app, directPostFor(engine), {
+    bodyLimitBytes: maxSize,
+    logError,
+    ...(options.rateLimit === false ? { rateLimit: false as const } : {}),
+    ...(clientAddress === undefined ? {} : { clientAddress }),
+  });
+  registerHostedRoutes(app, engine, {
+    ...options.hosted,
+    logError,
+    ...(addressLimits === undefined ? {} : { addressLimits }),
+  });
 
   app.use('*', async (c, next) => {
+    // An address that has spent its failed authentications is refused before its key is looked at.
+    const wait = addressLimits?.blocked(c);
+    if (wait !== undefined) throw rateLimited(wait);
     const subdomain = siteFromHost(c.req.header('host'));
     const apiKey = apiKeyFromAuthorization(c.req.header('authorization'));
-    // A missing or wrong key, a key of another site and an unknown site all fail here alike, as the
-    // engine's `unauthorized` (401), before any route runs.
-    if (subdomain === undefined || apiKey === undefined)
-      throw new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
-    const site = await engine.authenticate(subdomain, apiKey);
+    let site: Awaited<ReturnType<BillingEngine['authenticate']>>;
+    try {
+      // A missing or wrong key, a key of another site and an unknown site all fail here alike, as
+      // the engine's `unauthorized` (401), before any route runs.
+      if (subdomain === undefined || apiKey === undefined)
+        throw new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
+      site = await engine.authenticate(subdomain, apiKey);
+    } catch (error) {
+      if (addressLimits !== undefined && error instanceof BillingError && error.code === 'unauthorized') {
+        const failedWait = addressLimits.failed(c);
+        if (failedWait !== undefined) throw rateLimited(failedWait);
+      }
+      throw error;
+    }
     c.set('site', site);
     c.set('compat', compat);
     if (limits !== undefined) {
@@ -86,9 +135,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   if (limits !== undefined) {
     app.use('*', async (c, next) => {
       const decision = limits.take(c.var.caller);
-      if (!decision.allowed) {
-        throw new HttpProblem(429, [RATE_LIMITED_MESSAGE], { 'retry-after': String(decision.retryAfterSeconds) });
-      }
+      if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
       await next();
     });
   }
@@ -109,6 +156,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     }
     return limitBody(c, next);
   });
+
+  // At the wire boundary, before any route: text no storage keeps (NUL, invalid UTF-8, lone
+  // surrogates) in the path or query is a 422, and a write's body must be typed as JSON (415). The
+  // body reader (`readJsonBody`) checks the body itself: UTF-8, nesting depth, then every string.
+  app.use('*', refuseUnstorableUrlText());
+  app.use('*', requireJsonWrites());
 
   registerApiRoutes(app, engine, { portalLinks: options.portalLinks });
 

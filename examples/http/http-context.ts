@@ -1,7 +1,13 @@
 import type { SiteHandle } from 'billing-engine';
 import { notFound } from 'billing-engine';
 import type { Context } from 'hono';
-import { errorListBody, parseJsonBody, type WireCompat, type WireContext, type WireErrorBody } from './wire-bridge.js';
+import {
+  errorListBody,
+  readJsonRequestBody,
+  type WireCompat,
+  type WireContext,
+  type WireErrorBody,
+} from './wire-bridge.js';
 
 /** Hono environment of the app: the authenticated site handle and the output compatibility. */
 export interface HttpAppEnv {
@@ -19,7 +25,8 @@ export type HttpContext = Context<HttpAppEnv>;
 
 /**
  * A non-BillingError failure with an HTTP status and service-style messages (400 malformed JSON,
- * 403, 413, 429). Route code throws it; the app's error handler writes `{"errors":[...]}`.
+ * 403, 413, 415, 422 unstorable text or too deep a body, 429). Route code throws it; the app's
+ * error handler writes `{"errors":[...]}`.
  */
 export class HttpProblem extends Error {
   override readonly name = 'HttpProblem';
@@ -59,12 +66,15 @@ export function sendProblem(problem: HttpProblem): Response {
 }
 
 /**
- * The request body as JSON, whatever the method and content type: a DELETE may carry a body, and
- * an empty body typed as a form is read as no body (real-clients §6). Malformed JSON is a 400.
+ * The request body as JSON, whatever the method: a DELETE may carry a body, and an empty body is
+ * read as no body (real-clients §6); the main API's middleware has already refused a non-empty body
+ * that is not typed as JSON. Read at the wire boundary, before any route code: malformed JSON is a
+ * 400; bytes that are not UTF-8, nesting deeper than `MAX_JSON_DEPTH` (checked before parsing) and
+ * any string or key with a NUL or a lone surrogate are a 422, so nothing is charged or stored.
  */
 export async function readJsonBody(c: HttpContext): Promise<unknown> {
-  const result = parseJsonBody(await c.req.text());
-  if (!result.ok) throw new HttpProblem(400, [result.message]);
+  const result = readJsonRequestBody(new Uint8Array(await c.req.arrayBuffer()));
+  if (!result.ok) throw new HttpProblem(result.refusal === 'syntax' ? 400 : 422, [result.message]);
   return result.value;
 }
 

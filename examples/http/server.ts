@@ -4,6 +4,9 @@
  *   npx tsx examples/http/server.ts            # PORT (default 3000), COMPAT=spec|chargify
  *   curl -u "$KEY:X" -H 'Host: acme.localhost' http://127.0.0.1:3000/product_families.json
  *
+ * Billing-portal links are signed for `{site}.{PUBLIC_BASE_DOMAIN}` (default
+ * `http://localhost:{PORT}`, where this example's sites are), never for the request's Host.
+ *
  * The API key is printed once at start; the data lives only as long as the process.
  */
 import { serve } from '@hono/node-server';
@@ -23,7 +26,8 @@ const { apiKey } = await engine.sites.create({
   timeZone: 'America/New_York',
 });
 
-const app = createHttpApp({ engine, compat });
+const baseDomain = process.env.PUBLIC_BASE_DOMAIN ?? `http://localhost:${port}`;
+const app = createHttpApp({ engine, compat, portalLinks: { baseDomain } });
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
   console.log(`billing-engine HTTP example on http://127.0.0.1:${info.port} (compat ${compat})`);
   console.log(`site acme: send Host: acme.localhost and Basic auth "${apiKey}:X"`);

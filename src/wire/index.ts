@@ -91,6 +91,20 @@ export {
 } from './product-family-request.js';
 export { productFields, productRequest } from './product-request.js';
 export {
+  containsUnstorableText,
+  decodeUtf8,
+  INVALID_TEXT_MESSAGE,
+  isStorablePercentEncoded,
+  isStorableText,
+  type JsonRequestBody,
+  type JsonRequestBodyOptions,
+  type JsonRequestRefusal,
+  jsonNestedDeeperThan,
+  jsonTooDeepMessage,
+  MAX_JSON_DEPTH,
+  readJsonRequestBody,
+} from './request-text.js';
+export {
   type AllocationJson,
   type AllocationPaymentJson,
   type AllocationPreviewEntry,

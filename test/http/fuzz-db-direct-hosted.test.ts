@@ -29,6 +29,7 @@ import { type SiteWorld, seedSiteWorld } from './support/fuzz-world.js';
 import {
   applyEdits,
   brokenForm,
+  encodeText,
   type FieldEdit,
   FORM_BREAKS,
   formPairs,
@@ -79,18 +80,18 @@ function callRecord(callId: string): DumpAllowance {
 }
 
 /**
- * A signed post that sends a timestamp and a nonce claims `(api_id, timestamp, nonce)` in its own
- * committed transaction before any work, so that a replay is refused whatever the first outcome
- * (spec §5 rule 5; DirectPostService `#admit`). This is an idempotency row written by a refused
- * request: deliberate, and reported as such.
+ * A signed post that passed its checks claims its signed input (and, when it sent a timestamp and a
+ * nonce, `(api_id, timestamp, nonce)`) in its own committed transaction before any work, so that a
+ * replay, shifted or not, is refused whatever the first outcome (spec §5 rule 5; DirectPostService
+ * `#admit`). This is a claim row written by a refused request: deliberate, and reported as such.
  */
 function nonceClaim(apiIds: readonly string[]): DumpAllowance {
   return {
-    name: 'direct nonce claim',
-    why: 'spec §5 rule 5: a (timestamp, nonce) pair is spent whatever the outcome of the post',
-    table: 'idempotency_keys',
+    name: 'direct post claim',
+    why: 'spec §5 rule 5: a signed post is spent whatever its outcome',
+    table: 'direct_post_claims',
     change: 'insert',
-    row: (row) => row.scope === 'direct_nonce' && apiIds.some((id) => String(row.key).startsWith(`${id}|`)),
+    row: (row) => row.nonce_key === null || apiIds.some((id) => String(row.nonce_key).startsWith(`${id}|`)),
   };
 }
 
@@ -126,14 +127,17 @@ function judgeDirect(request: RawRequest, reply: HttpReply, apiIds: readonly str
   return { rejected: true };
 }
 
+/** The key the fixture signs portal flash cookies with, so that a test can read them. */
+const FLASH_SECRET = 'fuzz-flash-secret-of-at-least-32-bytes';
+
 /** A hosted page's answer: an HTML page (or a portal action's 303); refused when 4xx or an error flash. */
-function judgeHosted(request: RawRequest, reply: HttpReply): Verdict {
+function judgeHosted(f: HttpFixture, request: RawRequest, reply: HttpReply): Verdict {
   const label = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 300)}`;
   expect([200, 303, 403, 404, 410, 413, 415, 422], label).toContain(reply.status);
   if (reply.status === 303) {
     const cookies = reply.headers['set-cookie'] ?? [];
     const value = cookies.map((c) => /^portal_flash=([^;]*)/.exec(c)?.[1]).find((v) => v !== undefined);
-    const flash = readFlash(value);
+    const flash = readFlash(value, String(reply.headers.location), FLASH_SECRET, f.clock.now());
     expect(flash, label).toBeDefined();
     return { rejected: flash?.kind === 'error' };
   }
@@ -306,7 +310,7 @@ function directPost(
   b: BodyCase,
 ): RawRequest {
   const pairs = [...secure, ...formPairs(fields)];
-  const form = () => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const form = () => pairs.map(([k, v]) => `${encodeText(k)}=${encodeText(v)}`).join('&');
   switch (b.encoding) {
     case 'form':
       return { method: 'POST', path, headers: directHeaders(f, FORM_TYPE), body: form() };
@@ -503,7 +507,12 @@ async function worlds(
 }
 
 describe('fuzz: direct post and hosted pages never 5xx and change nothing when refused', () => {
-  const http = useHttpFixture({ rateLimit: false, storage: 'sqlite-file', webhooks: { fetch: noNetworkFetch } });
+  const http = useHttpFixture({
+    rateLimit: false,
+    storage: 'sqlite-file',
+    webhooks: { fetch: noNetworkFetch },
+    hosted: { flashSecret: FLASH_SECRET },
+  });
 
   it('every route of the app has a fuzz case (direct, hosted and main API), and no case names a missing route', () => {
     const app = appRoutes(http().app).map((route) => route.key);
@@ -685,7 +694,7 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
               method === 'POST' ? form : undefined,
               type,
             );
-            await session.send(request, (reply) => judgeHosted(request, reply));
+            await session.send(request, (reply) => judgeHosted(f, request, reply));
           },
         ),
         fuzzParameters(5304, 100),
@@ -720,11 +729,11 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
             if (action === null) {
               request = pageRequest(hostName, 'GET', base);
             } else {
-              const name = typeof action === 'string' ? encodeURIComponent(action) || 'x' : 'x';
+              const name = typeof action === 'string' ? encodeText(action) || 'x' : 'x';
               const form = editForm(portalForm(own, other, action, target, value), edits);
               request = pageRequest(hostName, 'POST', `${base}/${name}`, new URLSearchParams(form).toString(), type);
             }
-            await session.send(request, (reply) => judgeHosted(request, reply));
+            await session.send(request, (reply) => judgeHosted(f, request, reply));
           },
         ),
         fuzzParameters(5305, 150),
@@ -757,7 +766,7 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
               method === 'GET' ? undefined : 'a=1',
             );
             await session.send(request, (reply) => {
-              const verdict = judgeHosted(request, reply);
+              const verdict = judgeHosted(f, request, reply);
               // Only a well-formed page URL can be anything but the 404 page (these have no valid token or link).
               expect(reply.status, describeRequest(request)).toBe(404);
               return verdict;

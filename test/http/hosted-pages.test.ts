@@ -593,7 +593,7 @@ describe('billing portal page (GET /portal/{customer_id}/{expires}/{signature})'
     expect(some.text).not.toContain(`action="${base}/change_plan"`);
   });
 
-  it('escapes customer data and ignores a malformed flash cookie', async () => {
+  it('escapes customer data and ignores a malformed or forged flash cookie', async () => {
     const f = fixture();
     const view = await f.engine.site('acme').subscriptions.create({
       productHandle: 'pro',
@@ -605,9 +605,12 @@ describe('billing portal page (GET /portal/{customer_id}/{expires}/{signature})'
     expectHtml(reply, 200);
     expect(reply.text).toContain('&lt;script&gt;x()&lt;/script&gt; L');
     expect(reply.text).not.toContain('<script>');
+    // The cookie is signed (security-edge.test.ts): an unsigned message of the customer's own is not shown.
     const forged = Buffer.from(JSON.stringify({ kind: 'notice', messages: ['<b>hi</b>'] })).toString('base64url');
     const shown = await f.page('acme', base, { cookie: `portal_flash=${forged}` });
-    expect(shown.text).toContain('<li>&lt;b&gt;hi&lt;/b&gt;</li>');
+    expectHtml(shown, 200);
+    expect(shown.text).not.toContain('hi</');
+    expect(shown.text).not.toContain('role="status"');
   });
 });
 

@@ -381,10 +381,10 @@ function aCall(callId: string): DumpAllowance {
 function aNonce(a: SiteWorld): DumpAllowance {
   return {
     name: "A's nonce claim",
-    why: 'spec §5 rule 5: a signed (timestamp, nonce) is spent whatever the outcome of the post',
-    table: 'idempotency_keys',
+    why: 'spec §5 rule 5: a signed post is spent whatever its outcome',
+    table: 'direct_post_claims',
     change: 'insert',
-    row: (row) => row.scope === 'direct_nonce' && row.site_id === a.siteId,
+    row: (row) => row.site_id === a.siteId,
   };
 }
 

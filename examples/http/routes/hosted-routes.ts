@@ -1,7 +1,15 @@
-import { type BillingEngine, type CustomerRecord, checkPortalLink, verifyHostedPageToken } from 'billing-engine';
-import type { Hono } from 'hono';
+import {
+  type BillingEngine,
+  type CustomerRecord,
+  checkPortalLink,
+  decodeUtf8,
+  isStorablePercentEncoded,
+  verifyHostedPageToken,
+} from 'billing-engine';
+import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
+import type { AddressLimits } from '../address-limits.js';
 import { readCardForm } from '../hosted/card-form.js';
 import { cardUpdatePage } from '../hosted/card-update-page.js';
 import { errorMessages } from '../hosted/display-format.js';
@@ -9,9 +17,18 @@ import { type HostedSite, hostedSite, isCustomerFacing, isNotFound } from '../ho
 import { messagePage } from '../hosted/html.js';
 import { portalAction } from '../hosted/portal-actions.js';
 import { portalSubscriptions } from '../hosted/portal-data.js';
-import { clearFlashCookie, flashCookie, PORTAL_FLASH_COOKIE, readFlash } from '../hosted/portal-flash.js';
+import {
+  checkFlashSecret,
+  clearFlashCookie,
+  createFlashSecret,
+  type FlashSecret,
+  flashCookie,
+  PORTAL_FLASH_COOKIE,
+  readFlash,
+} from '../hosted/portal-flash.js';
 import { type PortalFlash, portalPage } from '../hosted/portal-page.js';
 import type { HttpAppEnv, HttpContext } from '../http-context.js';
+import { pathAndQuery } from '../request-guards.js';
 
 /** Options of {@link registerHostedRoutes}. */
 export interface HostedRoutesOptions {
@@ -21,6 +38,18 @@ export interface HostedRoutesOptions {
   readonly now?: () => Date;
   /** Where unexpected failures behind a 500 page are reported; default `console.error`. */
   readonly logError?: (error: unknown, request: Request) => void;
+  /**
+   * The key portal flash cookies are signed with (HMAC-SHA256), at least 32 bytes. Default: 32
+   * random bytes made when the routes are registered, so a restart drops flashes in flight (they
+   * live a minute). Give one to share flashes between instances behind a load balancer.
+   */
+  readonly flashSecret?: FlashSecret;
+  /**
+   * Per-address limits (createHttpApp passes its own): every page request takes one hosted-page
+   * token, every 404 (a token or link that matches nothing) counts as a failed authentication, and
+   * an address out of either gets a 429 page. Undefined: no limits.
+   */
+  readonly addressLimits?: AddressLimits;
 }
 
 /** The default form body limit of the hosted pages. */
@@ -50,7 +79,11 @@ const NOT_FOUND_MESSAGE = 'This link is not valid. Please ask the merchant for a
  * Portal: the link is checked with `checkPortalLink` (404 when forged or for another site, 410 when
  * expired); actions the site's `portal` settings do not allow get a 403 page; a subscription of
  * another customer is a 404. Each action redirects back to the portal with 303 and a one-time
- * message carried in a short-lived cookie scoped to the link's path.
+ * message carried in a short-lived cookie scoped to the link's path, signed with `flashSecret`.
+ *
+ * Every form is read at the boundary: text no storage keeps (a NUL, bytes that are not UTF-8) is a
+ * 422 page before any command. With `addressLimits`, page requests and failed lookups are limited
+ * per client address (see {@link limitPages}).
  */
 export function registerHostedRoutes(
   app: Hono<HttpAppEnv>,
@@ -62,6 +95,13 @@ export function registerHostedRoutes(
     options.logError ??
     ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
   const maxSize = options.bodyLimitBytes ?? HOSTED_FORM_LIMIT_BYTES;
+  const flashSecret = checkFlashSecret(options.flashSecret ?? createFlashSecret());
+  const limits = options.addressLimits;
+  if (limits !== undefined) {
+    const guard = limitPages(limits);
+    app.use('/update_payment/*', guard);
+    app.use('/portal/*', guard);
+  }
   const limit = bodyLimit({
     maxSize,
     onError: () => messagePage(413, 'Form too large', `The form is larger than ${maxSize} bytes.`),
@@ -71,6 +111,8 @@ export function registerHostedRoutes(
     (handler: (c: HttpContext) => Promise<Response>) =>
     async (c: HttpContext): Promise<Response> => {
       try {
+        // A URL whose text no storage keeps (`%00`) cannot be a link of ours: it never reaches a lookup.
+        if (!isStorablePercentEncoded(pathAndQuery(c.req.url))) return notFoundPage();
         return await handler(c);
       } catch (error) {
         if (isNotFound(error)) return notFoundPage();
@@ -111,7 +153,9 @@ export function registerHostedRoutes(
       const { handle, record } = target.site;
       const view = await handle.subscriptions.get(target.id);
       if (!isFormPost(c)) return unsupportedTypePage();
-      const { card, values } = readCardForm(new URLSearchParams(await c.req.text()));
+      const form = await readForm(c);
+      if (form === undefined) return invalidTextPage();
+      const { card, values } = readCardForm(form);
       try {
         const updated = await handle.subscriptions.updateCard(target.id, card);
         return cardUpdatePage({ site: record, view: updated, action: pathOf(c), updated: true });
@@ -152,7 +196,7 @@ export function registerHostedRoutes(
       if (target instanceof Response) return target;
       const { site, customer, basePath } = target;
       const cookie = getCookie(c, PORTAL_FLASH_COOKIE);
-      const flash = readFlash(cookie);
+      const flash = readFlash(cookie, basePath, flashSecret, now());
       const response = portalPage({
         site: site.record,
         customer,
@@ -183,7 +227,8 @@ export function registerHostedRoutes(
         );
       }
       if (!isFormPost(c)) return unsupportedTypePage();
-      const form = new URLSearchParams(await c.req.text());
+      const form = await readForm(c);
+      if (form === undefined) return invalidTextPage();
       const subscriptionId = form.get('subscription_id') ?? '';
       if (!/^[0-9]{1,15}$/.test(subscriptionId)) return notFoundPage();
       const view = await site.handle.subscriptions.get(Number(subscriptionId));
@@ -201,7 +246,7 @@ export function registerHostedRoutes(
         status: 303,
         headers: {
           location: basePath,
-          'set-cookie': flashCookie(flash, basePath, secure),
+          'set-cookie': flashCookie(flash, basePath, secure, flashSecret, now()),
           'cache-control': 'no-store',
         },
       });
@@ -223,6 +268,54 @@ const DIGITS = '{[0-9]+}';
 
 function notFoundPage(): Response {
   return messagePage(404, NOT_FOUND_TITLE, NOT_FOUND_MESSAGE);
+}
+
+function invalidTextPage(): Response {
+  return messagePage(
+    422,
+    'Invalid characters',
+    'The form contains characters that cannot be saved (such as a NUL character). Please check what you entered.',
+  );
+}
+
+/**
+ * The posted form, or undefined when it holds text no storage keeps as sent: raw bytes that are not
+ * UTF-8 (a lone surrogate's three bytes among them), or a NUL, raw or as `%00`, which would fail
+ * the write on Postgres (a 500). Escapes that are not UTF-8 are read as U+FFFD, as browsers do.
+ */
+async function readForm(c: HttpContext): Promise<URLSearchParams | undefined> {
+  const text = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+  if (text === undefined || !isStorablePercentEncoded(text)) return undefined;
+  return new URLSearchParams(text);
+}
+
+/**
+ * The address limits of the hosted pages: an address that has spent its failures (API keys and
+ * page tokens alike) or its page requests gets a 429 page with Retry-After before anything is
+ * looked up, and every 404 it is answered (a token, link or URL that matches nothing) counts as a
+ * failure. `/portal/customers/...` is the main API's (API key, per-key limit) and is left alone.
+ */
+function limitPages(limits: AddressLimits): MiddlewareHandler<HttpAppEnv> {
+  return async (c, next) => {
+    if (new URL(c.req.url).pathname.startsWith('/portal/customers/')) return next();
+    const wait = limits.blocked(c) ?? limits.hostedPage(c);
+    if (wait !== undefined) return tooManyRequestsPage(wait);
+    await next();
+    if (c.res.status === 404) {
+      const failedWait = limits.failed(c);
+      if (failedWait !== undefined) c.res = tooManyRequestsPage(failedWait);
+    }
+  };
+}
+
+function tooManyRequestsPage(retryAfterSeconds: number): Response {
+  const response = messagePage(
+    429,
+    'Too many requests',
+    'Too many requests came from your network. Please wait a moment and try again.',
+  );
+  response.headers.set('retry-after', String(retryAfterSeconds));
+  return response;
 }
 
 function unsupportedTypePage(): Response {

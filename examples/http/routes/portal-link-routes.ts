@@ -1,19 +1,30 @@
-import { type BillingEngine, createPortalLink, wireTimestamp } from 'billing-engine';
+import { type BillingEngine, createPortalLink, portalLinkUrl, sitePortalOrigin, wireTimestamp } from 'billing-engine';
 import type { Hono } from 'hono';
-import { type HttpAppEnv, idParam, sendJson, wireContext } from '../http-context.js';
+import { type HttpAppEnv, HttpProblem, idParam, sendJson, wireContext } from '../http-context.js';
 
 /** Options of {@link registerPortalLinkRoutes}. */
 export interface PortalLinkRoutesOptions {
   /** How long a link works, in seconds; default 65 days (`DEFAULT_PORTAL_LINK_LIFETIME_SECONDS`). */
   readonly lifetimeSeconds?: number;
   /**
-   * The origin the portal is served at for a site (`https://acme.example.com`), without a trailing
-   * slash; default the origin of the API request, which is the site's host in this binding.
+   * The public origin the portal is served at for a site (`https://acme.example.com`): scheme,
+   * host and optional port only. Default: the site's subdomain under `baseDomain`. Links are never
+   * made for the request's own `Host`.
    */
   readonly baseUrl?: (subdomain: string) => string;
+  /**
+   * The domain the sites are served under: a site's portal is at `https://{subdomain}.{baseDomain}`
+   * (`example.com`, or an origin such as `http://localhost:3000` for another scheme or a port).
+   * Used when `baseUrl` is not given; with neither, the route answers 501.
+   */
+  readonly baseDomain?: string;
   /** The instant links are issued at; default the engine's clock (a manual clock in tests). */
   readonly now?: () => Date;
 }
+
+/** The 501 message when no public origin is configured. */
+export const PORTAL_ORIGIN_MISSING_MESSAGE =
+  'Billing portal links are not configured on this server: set the portalLinks baseDomain (or baseUrl) option.';
 
 /**
  * `GET /portal/customers/{customer_id}/management_link.json` (main API, API key required): a
@@ -21,7 +32,10 @@ export interface PortalLinkRoutesOptions {
  * `{"url": ".../portal/{customer_id}/{expires}/{signature}", "expires_at": "..."}`. The service
  * hands out its management URL the same way, because it cannot be derived (reference §2); here
  * the signature is an HMAC-SHA256 with the site's shared key (`createPortalLink`), checked by the
- * portal page. An unknown customer, or one of another site, is the API's 404.
+ * portal page. The URL's origin is the configured one for the site (`baseUrl`, or the site under
+ * `baseDomain`), never the request's `Host`: a client could name any host there and be handed a
+ * genuinely signed link to it. Without either option the route is a 501. An unknown customer, or
+ * one of another site, is the API's 404.
  */
 export function registerPortalLinkRoutes(
   app: Hono<HttpAppEnv>,
@@ -29,9 +43,20 @@ export function registerPortalLinkRoutes(
   options: PortalLinkRoutesOptions = {},
 ): void {
   const now = options.now ?? (() => engine.clock.now());
+  const { baseUrl, baseDomain } = options;
+  // A bad base domain fails at startup, not on the first request.
+  if (baseUrl === undefined && baseDomain !== undefined) sitePortalOrigin('site', baseDomain);
+  const originOf = (subdomain: string): string | undefined =>
+    baseUrl !== undefined
+      ? baseUrl(subdomain)
+      : baseDomain !== undefined
+        ? sitePortalOrigin(subdomain, baseDomain)
+        : undefined;
   app.get('/portal/customers/:id/management_link.json', async (c) => {
     const site = c.var.site;
     const customer = await site.customers.get(idParam(c, 'id', 'Customer'));
+    const origin = originOf(site.subdomain);
+    if (origin === undefined) throw new HttpProblem(501, [PORTAL_ORIGIN_MISSING_MESSAGE]);
     const record = await site.info();
     const link = createPortalLink({
       customerId: customer.id,
@@ -39,9 +64,8 @@ export function registerPortalLinkRoutes(
       now: now(),
       ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
     });
-    const origin = options.baseUrl?.(site.subdomain) ?? new URL(c.req.url).origin;
     return sendJson(200, {
-      url: `${origin}${link.path}`,
+      url: portalLinkUrl(origin, link),
       expires_at: wireTimestamp(link.expiresAt, await wireContext(c)),
     });
   });

@@ -23,6 +23,7 @@ import {
   applyEdits,
   breakJson,
   brokenForm,
+  encodeText,
   formPairs,
   jsonText,
   type Mutation,
@@ -136,6 +137,74 @@ export function openFuzzSession(f: HttpFixture, options: { protectSiteId?: numbe
   };
 }
 
+/** Every table of a Postgres schema: its row count and an MD5 of its rows' text, in one stable order. */
+type TableFingerprints = Readonly<Record<string, { readonly rows: number; readonly md5: string }>>;
+
+/**
+ * A fuzz session on a fixture with `storage: 'postgres'`: after every refused request (any 4xx)
+ * and every GET, each table of the engine's schema must have the rows it had before, compared by
+ * count and by an MD5 over the text of all its rows (read through the test's own connection). Any
+ * insert, delete or update shows. Sequences are not compared: Postgres advances them even for a
+ * transaction it rolls back. The same checks of the answers as {@link openFuzzSession}.
+ */
+export async function openPostgresFuzzSession(f: HttpFixture): Promise<FuzzSession> {
+  const pg = f.postgres;
+  if (pg === undefined) throw new Error('the Postgres fuzz session needs the postgres storage');
+  const tables = (
+    await pg.query<{ name: string }>(
+      `select table_name as name from information_schema.tables where table_schema = $1 and table_type = 'BASE TABLE' order by table_name`,
+      [pg.schema],
+    )
+  ).map((row) => row.name);
+  if (tables.length < 10) throw new Error(`expected the engine's tables in ${pg.schema}, found ${tables.join(', ')}`);
+  const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const sql = tables
+    .map(
+      (table) =>
+        `select '${table.replaceAll("'", "''")}' as name, count(*)::int as rows, ` +
+        `md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from ${ident(pg.schema)}.${ident(table)} t`,
+    )
+    .join(' union all ');
+  const fingerprint = async (): Promise<TableFingerprints> =>
+    Object.fromEntries(
+      (await pg.query<{ name: string; rows: number; md5: string }>(sql)).map((row) => [
+        row.name,
+        { rows: row.rows, md5: row.md5 },
+      ]),
+    );
+  let current = await fingerprint();
+  const stats: FuzzStats = { requests: 0, rejected: 0, accepted: 0, byStatus: {} };
+  return {
+    stats,
+    async send(request, judge) {
+      const before = current;
+      const reply = await f.raw(request);
+      const after = await fingerprint();
+      current = after;
+      const label = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 500)}`;
+      stats.requests++;
+      stats.byStatus[reply.status] = (stats.byStatus[reply.status] ?? 0) + 1;
+      expect(reply.status, label).toBeGreaterThanOrEqual(200);
+      expect(reply.status, label).toBeLessThan(500);
+      expect(f.logged, label).toEqual([]);
+      const verdict = judge(reply);
+      if (verdict.rejected) stats.rejected++;
+      else stats.accepted++;
+      if (verdict.rejected || (request.method ?? 'GET') === 'GET') {
+        const changed = tables.filter((table) => JSON.stringify(before[table]) !== JSON.stringify(after[table]));
+        const detail = changed.map(
+          (table) => `${table}: ${JSON.stringify(before[table])} -> ${JSON.stringify(after[table])}`,
+        );
+        expect(changed, `${label}\nchanged the database:\n${detail.join('\n')}`).toEqual([]);
+      }
+      return reply;
+    },
+    close() {
+      if (process.env.FUZZ_STATS) console.info(`[fuzz postgres] ${JSON.stringify(stats)}`);
+    },
+  };
+}
+
 /** The content type of the service's JSON answers. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -179,8 +248,8 @@ export function expectServiceError(reply: HttpReply, label: string): void {
   expect(ok, `${label}: not the service's error shape`).toBe(true);
 }
 
-/** Statuses a main-API route may answer. Anything else (a 405, a 5xx...) fails. */
-export const API_STATUSES = new Set([200, 201, 400, 403, 404, 409, 413, 422]);
+/** Statuses a main-API route may answer (415: a body not typed as JSON). Anything else (a 405, a 5xx...) fails. */
+export const API_STATUSES = new Set([200, 201, 400, 403, 404, 409, 413, 415, 422]);
 
 /** Judges a main-API reply: its status and its shape (JSON on success, the error shape otherwise); rejected when 4xx. */
 export function judgeApiReply(
@@ -201,7 +270,7 @@ export function judgeApiReply(
 
 function encodeQuery(query: Readonly<Record<string, unknown>>): string {
   return formPairs(query)
-    .map(([k, v]) => `${encodeURIComponent(k).replaceAll('%5B', '[').replaceAll('%5D', ']')}=${encodeURIComponent(v)}`)
+    .map(([k, v]) => `${encodeText(k).replaceAll('%5B', '[').replaceAll('%5D', ']')}=${encodeText(v)}`)
     .join('&');
 }
 
@@ -332,19 +401,29 @@ export const noNetworkFetch = (async () => new Response('ok', { status: 200 })) 
 
 /**
  * The fuzz property of one main-API route family: both sites seeded, then `numRuns` runs, each
- * sending one mutated request to every route of the family in turn (as acme), every one checked by
- * {@link FuzzSession.send}. Returns the session's counters.
+ * sending one mutated request (of `options.mutations`, default every kind) to every route of the
+ * family in turn (as acme), every one checked by {@link FuzzSession.send}. Returns the session's
+ * counters. The database is compared by the SQLite dump, or on Postgres by
+ * {@link openPostgresFuzzSession}.
  */
-export async function fuzzApiFamily(f: HttpFixture, family: string, seed: number, numRuns: number): Promise<FuzzStats> {
+export async function fuzzApiFamily(
+  f: HttpFixture,
+  family: string,
+  seed: number,
+  numRuns: number,
+  options: { mutations?: fc.Arbitrary<Mutation> } = {},
+): Promise<FuzzStats> {
   const routes = Object.entries(API_FAMILIES[family] ?? {});
   if (routes.length === 0) throw new Error(`no route family ${family}`);
   const w = await seedSiteWorld(f, 'acme');
   const other = await seedSiteWorld(f, 'globex');
-  const session = openFuzzSession(f, { protectSiteId: other.siteId });
+  // On Postgres: every table by row count and content; on SQLite: the whole dump, the other site's rows too.
+  const session =
+    f.postgres === undefined ? openFuzzSession(f, { protectSiteId: other.siteId }) : await openPostgresFuzzSession(f);
   try {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(mutationArbitrary, { minLength: routes.length, maxLength: routes.length }),
+        fc.array(options.mutations ?? mutationArbitrary, { minLength: routes.length, maxLength: routes.length }),
         async (mutations) => {
           for (const [i, [key, build]] of routes.entries()) {
             const request = apiRequest(f, w, key, build(w), mutations[i] ?? { kind: 'valid' });

@@ -148,15 +148,23 @@ export async function startHostedFixture(
   const logged: unknown[] = [];
   const logError = (error: unknown) => logged.push(error);
 
+  // Portal links are made for a configured origin only: by default the one a browser opens the
+  // site's pages at (the site under localhost on the fixture's port, known once the server listens).
+  let listeningPort = 0;
+  const portalLinks = options.portalLink ?? {};
   const app = createHttpApp({
     engine,
     logError,
     rateLimit: false,
     ...(options.hosted === undefined ? {} : { hosted: options.hosted }),
-    ...(options.portalLink === undefined ? {} : { portalLinks: options.portalLink }),
+    portalLinks:
+      portalLinks.baseUrl !== undefined || portalLinks.baseDomain !== undefined
+        ? portalLinks
+        : { ...portalLinks, baseUrl: (subdomain) => `http://${subdomain}.localhost:${listeningPort}` },
   });
   const server = await listen(app.fetch);
   const port = portOf(server);
+  listeningPort = port;
 
   let demoServer: Server | undefined;
   if (options.demo) {

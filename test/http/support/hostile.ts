@@ -88,6 +88,18 @@ export const NASTY_SCALARS: readonly unknown[] = [
   '%00',
   '%zz',
   '\uD800',
+  // invalid text at the wire boundary (security-edge.test.ts): NUL and lone surrogates inside text
+  'a\u0000b',
+  '\uDC00',
+  'x\uD800y',
+  '\uDBFF\u0000',
+  // numbers past what a double or a safe integer holds
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e308,
+  -1e308,
+  5e-324,
+  -0,
   '\u202Eevil',
   'Ω≈ç√∫',
   'İstanbul',
@@ -108,6 +120,31 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /**
+ * JSON number literals that `JSON.stringify` cannot write (it prints `-0` as `0`): beyond 2^53, past
+ * the largest double, below the smallest, and exponent spellings. Spliced into a body's text as the
+ * value of a field by the `number-literal` break.
+ */
+export const NUMBER_LITERALS: readonly string[] = [
+  '-0',
+  '-0.0',
+  '9007199254740993',
+  '-9007199254740993',
+  '123456789012345678901234567890',
+  '1e308',
+  '1e309',
+  '-1e309',
+  '1e-400',
+  '1E+2',
+  '1e2',
+  '0.1e1',
+  '4.9e-324',
+  `1${'0'.repeat(400)}`,
+];
+
+/** Keys that carry invalid text (NUL, lone surrogates), for the unknown fields of a body. */
+export const HOSTILE_KEYS: readonly string[] = ['\u0000', 'a\u0000', '\uD800', 'k\uDFFF'];
+
+/**
  * Path segments that cannot name a record: never a `/`, never a bare small id of some other record,
  * and never a dot segment (`..`, `%2e%2e`), which URL parsing resolves before routing, so that the
  * request would address another route (a hosted page's catch-all) rather than fuzz this one.
@@ -124,6 +161,10 @@ export const HOSTILE_SEGMENTS: readonly string[] = [
   '%zz',
   '%',
   '%00',
+  'a%00b',
+  '1%00',
+  '%ED%A0%80',
+  '%C0%80',
   '%E2%80%AE',
   encodeURIComponent('é'),
   encodeURIComponent('🦄'),
@@ -158,7 +199,12 @@ export type JsonBreak =
   | 'proto-key'
   | 'duplicate-wrapper'
   | 'bom'
-  | 'utf16';
+  | 'utf16'
+  | 'too-deep'
+  | 'deep-at-limit'
+  | 'number-literal'
+  | 'nul-escape'
+  | 'surrogate-escape';
 
 /** Ways to break a form encoding. */
 export const FORM_BREAKS: readonly string[] = [
@@ -178,15 +224,21 @@ export const FORM_BREAKS: readonly string[] = [
   '+%2B+',
 ];
 
-/** Content types a client may send. */
+/** Content types a client may send: JSON ones the API takes, and others it must refuse (415) for a body. */
 export const CONTENT_TYPES: readonly (string | null)[] = [
   'application/json',
   'application/x-www-form-urlencoded',
   'text/plain',
+  'text/plain; charset=utf-8',
   'application/json; charset=iso-8859-1',
+  'application/json; charset=utf-16',
+  'Application/JSON; Charset="UTF-8"',
   'multipart/form-data; boundary=x',
   'application/vnd.api+json',
+  'application/jsonx',
+  'text/json',
   'x/y;;;',
+  '',
   null,
 ];
 
@@ -223,6 +275,7 @@ const fieldEdit: fc.Arbitrary<FieldEdit> = fc.record({
 const unknownFields = fc.dictionary(
   fc.oneof(
     fc.constantFrom('uniqueness_token', 'id', 'site_id', 'state', '__proto__', 'constructor', 'x-unknown', ''),
+    fc.constantFrom(...HOSTILE_KEYS),
     fc.string({ maxLength: 12 }),
   ),
   hostileValue,
@@ -281,6 +334,11 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
         'duplicate-wrapper',
         'bom',
         'utf16',
+        'too-deep',
+        'deep-at-limit',
+        'number-literal',
+        'nul-escape',
+        'surrogate-escape',
       ),
       at: fc.nat(),
       garbage: fc.oneof(fc.constantFrom('}', ']', 'x', '\u0000', ',', '{}', 'null', '"'), fc.string({ maxLength: 8 })),
@@ -307,7 +365,16 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('query' as const),
       edits: fc.array(fieldEdit, { minLength: 1, maxLength: 3 }),
-      raw: fc.constantFrom(...FORM_BREAKS, '', 'page=-1&per_page=1e3', 'page[]=1', 'direction=sideways'),
+      raw: fc.constantFrom(
+        ...FORM_BREAKS,
+        '',
+        'page=-1&per_page=1e3',
+        'page[]=1',
+        'direction=sideways',
+        'code=a%00b',
+        '%00=1',
+        'q=%ED%A0%80',
+      ),
     }),
     weight: 2,
   },
@@ -390,7 +457,38 @@ export function breakJson(text: string, broken: JsonBreak, at: number, garbage: 
         : text;
     case 'utf16':
       return Buffer.from(text, 'utf16le');
+    case 'too-deep':
+      // One level past the limit (32), inside the wrapper: refused before parsing.
+      return wrapInside(text, `${'['.repeat(33)}${']'.repeat(33)}`);
+    case 'deep-at-limit':
+      // Exactly at the limit with the wrapper counted: read, then judged by the route's own rules.
+      return wrapInside(text, `${'['.repeat(30)}${']'.repeat(30)}`);
+    case 'number-literal':
+      return replaceValue(text, at, NUMBER_LITERALS[at % NUMBER_LITERALS.length] ?? '-0');
+    case 'nul-escape':
+      return replaceValue(text, at, '"a\\u0000b"');
+    case 'surrogate-escape':
+      return replaceValue(text, at, at % 2 === 0 ? '"\\ud800"' : '"x\\udc00"');
   }
+}
+
+/** A JSON text with `{"deep": value}` added at its first object's top (or the value alone for another text). */
+function wrapInside(text: string, value: string): string {
+  const inner = text.indexOf('{', 1);
+  if (!text.startsWith('{')) return value;
+  // Into the wrapper object when there is one, so that the nesting counts from inside it.
+  const at = inner === -1 ? 1 : inner + 1;
+  const rest = text.slice(at);
+  return `${text.slice(0, at)}"deep":${value}${rest.startsWith('}') ? '' : ','}${rest}`;
+}
+
+/** A JSON text with the `at`-th scalar value (modulo their number) replaced by the raw literal `literal`. */
+function replaceValue(text: string, at: number, literal: string): string {
+  const values = [...text.matchAll(/:(\s*)("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)/g)];
+  const match = values[at % Math.max(1, values.length)];
+  if (match?.index === undefined) return `{"value":${literal}}`;
+  const start = match.index + 1 + (match[1]?.length ?? 0);
+  return `${text.slice(0, start)}${literal}${text.slice(start + (match[2]?.length ?? 0))}`;
 }
 
 /** Form pairs of a JSON value in bracket notation (`a[b][0]=c`). */
@@ -402,9 +500,17 @@ export function formPairs(value: unknown, prefix = ''): [string, string][] {
   return [[prefix, value === null || value === undefined ? '' : String(JSON.stringify(value)).replace(/^"|"$/g, '')]];
 }
 
+// A lone surrogate has no UTF-8 form, so a URL or form cannot carry one: it goes as U+FFFD, as a browser sends it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `encodeURIComponent` that never throws: a lone surrogate is sent as U+FFFD. */
+export function encodeText(text: string): string {
+  return encodeURIComponent(text.replace(LONE_SURROGATE, '\uFFFD'));
+}
+
 /** A form body of `pairs` with `breakage` spliced in at a pair boundary. */
 export function brokenForm(pairs: readonly (readonly [string, string])[], breakage: string, at: number): string {
-  const parts = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  const parts = pairs.map(([k, v]) => `${encodeText(k)}=${encodeText(v)}`);
   parts.splice(at % (parts.length + 1), 0, breakage);
   return parts.join('&');
 }
@@ -413,3 +519,89 @@ export function brokenForm(pairs: readonly (readonly [string, string])[], breaka
 export function jsonText(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
+
+/**
+ * Values of the wire-boundary shapes (security-edge.test.ts): text with a NUL or a lone surrogate,
+ * and numbers past a safe integer or a double's range.
+ */
+export const EDGE_VALUES: readonly unknown[] = [
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  '\uDC00',
+  'x\uD800y',
+  '\uDBFF\u0000',
+  { nested: 'in\u0000side' },
+  ['\uD800'],
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e308,
+  -1e308,
+  5e-324,
+  Number.MAX_VALUE,
+  -0,
+];
+
+const edgeEdit: fc.Arbitrary<FieldEdit> = fc.record({
+  pick: fc.nat(),
+  op: fc.constant<'set' | 'delete'>('set'),
+  value: fc.constantFrom(...EDGE_VALUES),
+});
+
+/**
+ * Mutations made only of the wire-boundary shapes: invalid text in fields, keys, the path and the
+ * query; nesting past (and at) the depth limit; number literals JSON.stringify cannot write; and
+ * content types the API refuses for a body. Used for the smaller Postgres fuzz run, where a NUL
+ * was a 500 (fuzz-postgres-hostile.test.ts).
+ */
+export const edgeMutation: fc.Arbitrary<Mutation> = fc.oneof(
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('fields' as const),
+      edits: fc.array(edgeEdit, { minLength: 1, maxLength: 2 }),
+      extra: fc.dictionary(fc.constantFrom(...HOSTILE_KEYS, 'memo'), fc.constantFrom(...EDGE_VALUES), { maxKeys: 1 }),
+      topExtra: fc.constant({}),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('json-text' as const),
+      broken: fc.constantFrom<JsonBreak>(
+        'deep-nesting',
+        'too-deep',
+        'deep-at-limit',
+        'number-literal',
+        'number-literal',
+        'nul-escape',
+        'surrogate-escape',
+      ),
+      at: fc.nat(),
+      garbage: fc.constant(''),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('content-type' as const),
+      contentType: fc.constantFrom(...CONTENT_TYPES),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('path' as const),
+      pick: fc.nat(),
+      segment: fc.constantFrom('%00', 'a%00b', '1%00', '%ED%A0%80', '%C0%80'),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('query' as const),
+      edits: fc.array(edgeEdit, { minLength: 1, maxLength: 2 }),
+      raw: fc.constantFrom('code=a%00b', '%00=1', 'q=%ED%A0%80', ''),
+    }),
+    weight: 2,
+  },
+);

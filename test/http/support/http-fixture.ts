@@ -13,9 +13,11 @@ import {
 import { createMemoryStorage } from 'billing-engine/adapters/memory';
 import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
 import type { Hono } from 'hono';
+import type pg from 'pg';
 import { afterEach, beforeEach } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../../../examples/http/create-http-app.js';
 import type { HttpAppEnv } from '../../../examples/http/http-context.js';
+import { postgresTestServer, schemaStorage } from '../../support/postgres.js';
 import { type TempDir, tempDir } from '../../support/sqlite.js';
 import { basic, type HttpReply, type RawRequest, sendRaw } from './client.js';
 
@@ -31,6 +33,12 @@ export interface SiteRequest {
   readonly host?: string;
 }
 
+/** The test's own access to the engine's Postgres schema. */
+export interface PostgresAccess {
+  readonly schema: string;
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+}
+
 /** A running server over a fresh engine with two sites, `acme` (New York, USD) and `globex` (UTC, EUR). */
 export interface HttpFixture {
   readonly engine: BillingEngine;
@@ -44,6 +52,12 @@ export interface HttpFixture {
   readonly app: Hono<HttpAppEnv>;
   /** The SQLite file behind the engine with `storage: 'sqlite-file'`; undefined on the default memory storage. */
   readonly databaseFile: string | undefined;
+  /**
+   * With `storage: 'postgres'`: the engine's schema, and SQL run through a connection of the test's
+   * own (so that a test need not trust the engine's reads; schema-qualify names); undefined on the
+   * other storages.
+   */
+  readonly postgres: PostgresAccess | undefined;
   /** Everything `logError` received. */
   readonly logged: unknown[];
   /** A request with nothing added. */
@@ -62,9 +76,12 @@ export interface HttpFixtureOptions extends Omit<HttpAppOptions, 'engine'> {
   /**
    * Where the engine keeps its data: `memory` (default) or `sqlite-file`, a migrated SQLite file in
    * a temp directory (removed by `stop`) whose path is `fixture.databaseFile`, so that a test can
-   * read the database through a connection of its own (see `support/db-dump.ts`).
+   * read the database through a connection of its own (see `support/db-dump.ts`), or `postgres`:
+   * the test file's Postgres schema emptied (`BILLING_TEST_POSTGRES_URL`, else PGlite; see
+   * test/support/postgres.ts), read through `fixture.postgres`. A file that uses `postgres` calls
+   * `closePostgresTestServer` in its `afterAll`.
    */
-  readonly storage?: 'memory' | 'sqlite-file';
+  readonly storage?: 'memory' | 'sqlite-file' | 'postgres';
   /** The engine's webhook options (e.g. a `fetch` that never leaves the process); default none. */
   readonly webhooks?: WebhookServiceOptions;
 }
@@ -79,10 +96,20 @@ export async function startHttpFixture(
   let dir: TempDir | undefined;
   let storage: Storage;
   let databaseFile: string | undefined;
+  let postgres: PostgresAccess | undefined;
   if (storageKind === 'sqlite-file') {
     dir = tempDir('billing-http-');
     databaseFile = dir.file('billing.sqlite');
     storage = createSqliteStorage({ database: databaseFile });
+  } else if (storageKind === 'postgres') {
+    const server = await postgresTestServer();
+    const schema = await server.freshSchema();
+    storage = (await schemaStorage(server, schema)).storage;
+    postgres = {
+      schema,
+      query: async <R extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+        (await server.query<R>(text, values)).rows,
+    };
   } else {
     storage = createMemoryStorage();
   }
@@ -91,16 +118,25 @@ export async function startHttpFixture(
   const acme = await engine.sites.create({ subdomain: 'acme', currency: 'USD', timeZone: 'America/New_York' });
   const globex = await engine.sites.create({ subdomain: 'globex', currency: 'EUR', timeZone: 'UTC' });
   const logged: unknown[] = [];
+  // Portal links are made for a configured origin only: by default the one the tests send (the
+  // site under localhost on the fixture's port, known once the server listens).
+  let listeningPort = 0;
+  const portalLinks = appOptions.portalLinks ?? {};
   const app = createHttpApp({
     engine: wrapEngine ? wrapEngine(engine) : engine,
     logError: (error) => logged.push(error),
     ...appOptions,
+    portalLinks:
+      portalLinks.baseUrl !== undefined || portalLinks.baseDomain !== undefined
+        ? portalLinks
+        : { ...portalLinks, baseUrl: (subdomain) => `http://${subdomain}.localhost:${listeningPort}` },
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('server has no TCP address');
   const port = address.port;
+  listeningPort = port;
   const keys = { acme: acme.apiKey, globex: globex.apiKey };
 
   const fixture: HttpFixture = {
@@ -112,6 +148,7 @@ export async function startHttpFixture(
     sites: { acme, globex },
     app,
     databaseFile,
+    postgres,
     logged,
     raw: (request) => sendRaw(port, request),
     as(site, request) {
