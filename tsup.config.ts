@@ -15,6 +15,8 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   splitting: false,
+  // import.meta.url in the CommonJS builds (the SQLite adapter loads better-sqlite3 with createRequire).
+  shims: true,
   // Adapters and the testing kit import the core by package name so that every entry shares one copy of it.
   external: [
     'billing-engine',

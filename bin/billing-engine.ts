@@ -11,27 +11,35 @@
  *   simulate [--db URL] [--subscriptions N] [--months N]
  *
  * `--db` takes a SQLite file path (default ./data/billing.sqlite) or a postgres:// URL; the
- * environment variable DATABASE_URL is used when it is not given.
+ * environment variable DATABASE_URL is used when it is not given. Every setting is read and
+ * validated in ./config.ts (README.md, "Configuration"); storage drivers load only when needed.
  */
+import { createRequire } from 'node:module';
 import { serve } from '@hono/node-server';
 import { BillingError, createBillingEngine, type RunDueSummary } from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
+import { ConfigError, parseUntil, readConfig } from './config.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
 import { ProgressBar, sumCounts } from './progress-bar.js';
 import { simulate } from './simulate.js';
-import { DEFAULT_DATABASE, openStorage } from './storage-from-url.js';
+import { MissingDriverError, openStorage } from './storage-from-url.js';
+
+// The package's own package.json, by name: the same from bin/ in a checkout and dist/bin/ installed.
+const { version } = createRequire(import.meta.url)('billing-engine/package.json') as { version: string };
 
 const program = new Command()
   .name('billing-engine')
   .description('Admin commands of the billing engine: schema, sites, and the HTTP server.')
+  .version(version, '-V, --version', 'print the version of billing-engine')
   .showHelpAfterError();
 
 const dbOption = [
   '--db <url>',
   'SQLite file path or postgres:// URL (default: $DATABASE_URL or ./data/billing.sqlite)',
 ] as const;
-const database = (db: string | undefined) => db ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE;
+const database = (db: string | undefined) =>
+  readConfig(['database'], { ...(db === undefined ? {} : { database: db }) }).database;
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -57,18 +65,12 @@ const NO_WORK: RunDueSummary = {
   errors: 0,
 };
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('must be a port number (0-65535).');
-  return n;
-}
-
 program
   .command('migrate')
   .description('Create or upgrade the schema (safe to run on an up-to-date database).')
   .option(...dbOption)
   .action(async (options: { db?: string }) => {
-    const { storage, describe } = openStorage(database(options.db));
+    const { storage, describe } = await openStorage(database(options.db));
     try {
       await storage.migrate();
       console.log(`migrated ${describe}`);
@@ -99,7 +101,7 @@ program
       live: boolean;
       json: boolean;
     }) => {
-      const { storage } = openStorage(database(options.db));
+      const { storage } = await openStorage(database(options.db));
       const engine = createBillingEngine({ storage });
       try {
         await engine.migrate();
@@ -139,42 +141,72 @@ program
   .command('serve')
   .description('Serve the Chargify-compatible HTTP API; runs due work and webhook delivery in the background.')
   .option(...dbOption)
-  .option('--port <port>', 'port to listen on (default: $PORT or 3000)', port)
+  .option('--port <port>', 'port to listen on (default: $PORT or 3000)')
   .option('--compat <mode>', "output spellings: 'spec' or 'chargify' (default: $BILLING_COMPAT or spec)")
-  .action(async (options: { db?: string; port?: number; compat?: string }) => {
-    const { storage, describe } = openStorage(database(options.db));
-    // Loopback receivers on any port only when asked, for local development (never for live sites).
-    const engine = createBillingEngine({
-      storage,
-      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
-    });
-    await engine.migrate();
-    const listenPort = options.port ?? (process.env.PORT ? port(process.env.PORT) : 3000);
-    const compat = (options.compat ?? process.env.BILLING_COMPAT) === 'chargify' ? 'chargify' : 'spec';
-    const demo = (await engine.sites.list()).length === 0 ? await createDemoSite(engine) : undefined;
-    const app = createHttpApp({ engine, compat });
-    const server = serve({ fetch: app.fetch, port: listenPort, hostname: '127.0.0.1' }, (info) => {
-      console.log(`billing-engine on http://127.0.0.1:${info.port} (${describe}, compat ${compat})`);
-      if (demo) console.log(demoInstructions(demo, info.port));
-    });
-    // Due work (renewals, retries, notices) runs every few seconds; one run at a time.
-    const everyMs = Number(process.env.BILLING_WORK_INTERVAL_MS ?? 5000);
-    let running: Promise<unknown> = Promise.resolve();
-    const timer = setInterval(() => {
-      running = running
-        .then(() => engine.runDue())
-        .then(() => engine.deliverWebhooks())
-        .catch((error: unknown) => console.error('due work failed:', error));
-    }, everyMs);
-    const stop = () => {
-      clearInterval(timer);
-      server.close(() => {
-        void running.finally(() => engine.close());
+  .option('--interval <ms>', 'pause between rounds of due work (default: $BILLING_WORK_INTERVAL_MS or 5000)')
+  .option(
+    '--public-base-domain <domain>',
+    'public origin portal links are signed for, as {site}.{domain} (default: $BILLING_PUBLIC_BASE_DOMAIN or http://localhost:{port})',
+  )
+  .action(
+    async (options: { db?: string; port?: string; compat?: string; interval?: string; publicBaseDomain?: string }) => {
+      // Every setting is checked before anything is opened.
+      const config = readConfig(
+        ['database', 'port', 'compat', 'workIntervalMs', 'allowLocalWebhooks', 'publicBaseDomain'],
+        {
+          ...(options.publicBaseDomain === undefined ? {} : { publicBaseDomain: options.publicBaseDomain }),
+          ...(options.db === undefined ? {} : { database: options.db }),
+          ...(options.port === undefined ? {} : { port: options.port }),
+          ...(options.compat === undefined ? {} : { compat: options.compat }),
+          ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
+        },
+      );
+      const { storage, describe } = await openStorage(config.database);
+      // Loopback receivers on any port only when asked, for local development (never for live sites).
+      const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: config.allowLocalWebhooks } });
+      await engine.migrate();
+      const compat = config.compat;
+      const demo = (await engine.sites.list()).length === 0 ? await createDemoSite(engine) : undefined;
+      // Portal links are signed for the configured public origin, never for a request's Host.
+      const baseDomain = config.publicBaseDomain === '' ? `http://localhost:${config.port}` : config.publicBaseDomain;
+      const app = createHttpApp({ engine, compat, portalLinks: { baseDomain } });
+      let timer: ReturnType<typeof setInterval> | undefined;
+      let running: Promise<unknown> = Promise.resolve();
+      const server = serve({ fetch: app.fetch, port: config.port, hostname: '127.0.0.1' }, (info) => {
+        console.log(`billing-engine on http://127.0.0.1:${info.port} (${describe}, compat ${compat})`);
+        if (demo) console.log(demoInstructions(demo, info.port));
+        // Due work (renewals, retries, notices) runs every few seconds; one run at a time.
+        timer = setInterval(() => {
+          running = running
+            .then(() => engine.runDue())
+            .then(() => engine.deliverWebhooks())
+            .catch((error: unknown) => console.error('due work failed:', error));
+        }, config.workIntervalMs);
       });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+      const stop = () => {
+        clearInterval(timer);
+        server.close(() => {
+          void running.finally(() => engine.close());
+        });
+      };
+      // Listening fails after serve() returns: a port in use or not ours to take is one line and exit 1.
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        const where = `port ${config.port} on 127.0.0.1`;
+        const message =
+          error.code === 'EADDRINUSE'
+            ? `${where} is already in use; stop the process using it or choose another port with --port or PORT.`
+            : error.code === 'EACCES'
+              ? `no permission to listen on ${where}; choose a port above 1023 with --port or PORT.`
+              : `cannot listen on ${where}: ${error.message}`;
+        fail(message);
+        void engine.close();
+      });
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+  );
 
 program
   .command('run-due')
@@ -189,13 +221,11 @@ program
     'auto' as ProgressMode,
   )
   .action(async (options: { db?: string; until?: string; workers: number; progress: ProgressMode }) => {
-    const { storage } = openStorage(database(options.db));
+    const until = options.until === undefined ? undefined : parseUntil(options.until);
+    const { storage } = await openStorage(database(options.db));
     const engine = createBillingEngine({ storage });
     try {
       await engine.migrate();
-      const until = options.until === undefined ? undefined : new Date(options.until);
-      if (until !== undefined && Number.isNaN(until.getTime()))
-        throw new InvalidArgumentError('--until must be an ISO 8601 instant.');
       const started = Date.now();
       const showBar = options.progress === 'bar' || (options.progress === 'auto' && process.stdout.isTTY === true);
       // The total is what is due when the run starts; work the run schedules as it goes (retries,
@@ -261,10 +291,13 @@ program
   .description('Send the webhooks that are due, then exit.')
   .option(...dbOption)
   .action(async (options: { db?: string }) => {
-    const { storage } = openStorage(database(options.db));
+    const config = readConfig(['database', 'allowLocalWebhooks'], {
+      ...(options.db === undefined ? {} : { database: options.db }),
+    });
+    const { storage } = await openStorage(config.database);
     const engine = createBillingEngine({
       storage,
-      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
+      webhooks: { allowLocalReceivers: config.allowLocalWebhooks },
     });
     try {
       await engine.migrate();
@@ -281,13 +314,14 @@ program
   .command('worker')
   .description('Run due work and webhook delivery continuously; on SIGTERM or SIGINT, finish in-flight work and exit.')
   .option(...dbOption)
-  .option('--interval <ms>', 'pause between rounds when idle', positiveInt, 5000)
-  .action(async (options: { db?: string; interval: number }) => {
-    const { storage, describe } = openStorage(database(options.db));
-    const engine = createBillingEngine({
-      storage,
-      webhooks: { allowLocalReceivers: process.env.BILLING_ALLOW_LOCAL_WEBHOOKS === '1' },
+  .option('--interval <ms>', 'pause between rounds when idle (default: $BILLING_WORK_INTERVAL_MS or 5000)')
+  .action(async (options: { db?: string; interval?: string }) => {
+    const config = readConfig(['database', 'workIntervalMs', 'allowLocalWebhooks'], {
+      ...(options.db === undefined ? {} : { database: options.db }),
+      ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
     });
+    const { storage, describe } = await openStorage(config.database);
+    const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: config.allowLocalWebhooks } });
     await engine.migrate();
     let stopping = false;
     let wake: (() => void) | undefined;
@@ -309,7 +343,7 @@ program
       }
       // A referenced timer: it is what keeps an idle worker alive until the next round or a signal.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.interval);
+        const timer = setTimeout(resolve, config.workIntervalMs);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -327,7 +361,7 @@ program
   .option('--subscriptions <n>', 'how many subscriptions', positiveInt, 200)
   .option('--months <n>', 'how many months to bill', positiveInt, 12)
   .action(async (options: { db?: string; subscriptions: number; months: number }) => {
-    const { storage } = openStorage(options.db ?? ':memory:');
+    const { storage } = await openStorage(options.db ?? ':memory:');
     try {
       const summary = await simulate(storage, options);
       console.log(
@@ -338,7 +372,17 @@ program
     }
   });
 
-program.parseAsync().catch((error: unknown) => {
-  console.error(error instanceof BillingError ? `error: ${error.message}` : error);
+/** An operator error: one line on stderr and a non-zero exit, no stack trace. */
+function fail(message: string): void {
+  console.error(`error: ${message}`);
   process.exitCode = 1;
+}
+
+program.parseAsync().catch((error: unknown) => {
+  if (error instanceof BillingError || error instanceof ConfigError || error instanceof MissingDriverError) {
+    fail(error.message);
+  } else {
+    console.error(error);
+    process.exitCode = 1;
+  }
 });

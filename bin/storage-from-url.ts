@@ -1,24 +1,91 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Storage } from 'billing-engine';
-import { createPostgresStorage } from 'billing-engine/adapters/postgres';
-import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
-import pg from 'pg';
+import { ConfigError, DEFAULT_DATABASE } from './config.js';
 
-/** Where the CLI keeps data when no database is named: embedded SQLite in the working directory. */
-export const DEFAULT_DATABASE = './data/billing.sqlite';
+export { DEFAULT_DATABASE };
+
+/** A storage driver package that is not installed; the message names what to install. */
+export class MissingDriverError extends Error {
+  override readonly name = 'MissingDriverError';
+}
+
+/** The name of the package a failed import could not find, when that is why it failed. */
+export function missingPackage(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return undefined;
+  const match = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message);
+  if (match?.[1] === undefined) return undefined;
+  // A bare specifier names its package (and a scoped one its scope too); a path names itself.
+  const parts = match[1].split('/');
+  return match[1].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * Imports a module a storage needs; when a package it needs is not installed, fails with one
+ * line naming the packages to install.
+ */
+async function load<T>(importer: () => Promise<T>, what: string, packages: readonly string[]): Promise<T> {
+  try {
+    return await importer();
+  } catch (error) {
+    const missing = missingPackage(error);
+    if (missing === undefined) throw error;
+    throw new MissingDriverError(
+      `${what} needs the package '${missing}', which is not installed: run npm install ${packages.join(' ')}`,
+    );
+  }
+}
 
 /**
  * Opens the storage a database URL names: `postgres://...` or `postgresql://...` for Postgres (a
  * `pg` pool), anything else as a SQLite file path (`:memory:` for a throw-away database). The
- * directory of a SQLite file is created when missing.
+ * directory of a SQLite file is created when missing. Only the driver the URL needs is loaded.
  */
-export function openStorage(url: string = DEFAULT_DATABASE): { storage: Storage; describe: string } {
+export async function openStorage(url: string = DEFAULT_DATABASE): Promise<{ storage: Storage; describe: string }> {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    const what = 'a postgres:// database';
+    const packages = ['pg', 'kysely'];
+    const pg = await load(() => import('pg'), what, packages);
+    const { createPostgresStorage } = await load(() => import('billing-engine/adapters/postgres'), what, packages);
+    const Pool = (pg.default ?? pg).Pool;
+    const pool = new Pool({ connectionString: url, max: 8 });
+    pool.on('error', () => {});
     const safe = url.replace(/\/\/[^@/]*@/, '//***@');
     return { storage: createPostgresStorage({ pool }), describe: `Postgres ${safe}` };
   }
-  if (url !== ':memory:') mkdirSync(dirname(url), { recursive: true });
+  const what = 'a SQLite database';
+  const packages = ['better-sqlite3', 'kysely'];
+  const { createSqliteStorage } = await load(() => import('billing-engine/adapters/sqlite'), what, packages);
+  if (url !== ':memory:') makeDirectoryFor(url);
+  // Without better-sqlite3 the adapter fails here with a BillingError that says to install it.
   return { storage: createSqliteStorage({ database: url }), describe: `SQLite ${url}` };
+}
+
+/** Creates the directory of a SQLite file, or says which path is in the way. */
+function makeDirectoryFor(file: string): void {
+  const directory = dirname(resolve(file));
+  try {
+    mkdirSync(directory, { recursive: true });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'ENOTDIR' && code !== 'EEXIST') {
+      throw new ConfigError(
+        `--db ${file}: cannot create the directory ${directory} (${(error as Error).message}); choose another path.`,
+      );
+    }
+    let blocker = directory;
+    while (dirname(blocker) !== blocker && !isFile(blocker)) blocker = dirname(blocker);
+    throw new ConfigError(
+      `--db ${file}: ${blocker} is a file, not a directory; give a database path inside a directory (e.g. ./data/billing.sqlite).`,
+    );
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

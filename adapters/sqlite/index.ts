@@ -2,8 +2,9 @@
  * The SQLite adapter: the shared SQL storage over better-sqlite3. This file only opens the
  * database, sets its pragmas and says how SQLite takes locks; everything else is in `../sql`.
  */
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { BillingError, type Storage } from 'billing-engine';
 import {
   CompiledQuery,
@@ -106,10 +107,31 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   });
 }
 
+/**
+ * better-sqlite3 is an optional peer, loaded when a database is opened by name (not when the
+ * module is imported), so that a missing install fails with a message saying what to install.
+ */
+function loadBetterSqlite3(): typeof BetterSqlite3 {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'MODULE_NOT_FOUND' && /'better-sqlite3'/.test((error as Error).message)) {
+      throw new BillingError(
+        'storage',
+        'billing-engine/adapters/sqlite needs the package better-sqlite3, which is not installed: install better-sqlite3 (npm install better-sqlite3).',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
 function open(database: string | SqliteDatabaseLike, busyTimeoutMs: number): SqliteDatabaseLike {
   if (typeof database !== 'string') return database;
+  const Database = loadBetterSqlite3();
   try {
-    return new BetterSqlite3(database, { timeout: busyTimeoutMs });
+    return new Database(database, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new BillingError('storage', `Cannot open SQLite database ${database}: ${(error as Error).message}`, {
       cause: error,

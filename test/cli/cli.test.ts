@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,10 @@ const dir = mkdtempSync(join(tmpdir(), 'billing-cli-'));
 const db = join(dir, 'cli.sqlite');
 
 function cli(...args: string[]) {
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]) {
   const result = spawnSync(
     process.execPath,
     [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'bin/billing-engine.ts'), ...args],
@@ -19,10 +24,25 @@ function cli(...args: string[]) {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, DATABASE_URL: '' },
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        PORT: '',
+        BILLING_COMPAT: '',
+        BILLING_WORK_INTERVAL_MS: '',
+        BILLING_ALLOW_LOCAL_WEBHOOKS: '',
+        BILLING_PUBLIC_BASE_DOMAIN: '',
+        ...env,
+      },
     },
   );
   return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** The CLI failed with exactly this one line on stderr (no stack trace, no usage text) and exit 1. */
+function expectOneLineError(result: ReturnType<typeof cli>, message: string) {
+  expect(result.err).toBe(`error: ${message}\n`);
+  expect(result.code).toBe(1);
 }
 
 // The admin CLI as an operator runs it: a child process per command, on a SQLite file.
@@ -83,7 +103,9 @@ describe('admin CLI', () => {
   it('runs due work once with a summary line, and simulates a book of subscriptions', () => {
     const due = cli('run-due', '--db', db);
     expect(due.code).toBe(0);
-    expect(due.out).toMatch(/^processed \d+, renewed 0, recovered 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)\n$/);
+    expect(due.out).toMatch(
+      /^processed \d+, renewed 0, recovered 0, declined 0, failed 0, errors 0 in [\d.]+ s \(\d+\/s\)\n$/,
+    );
     const sim = cli('simulate', '--subscriptions', '20', '--months', '2');
     expect(sim.code).toBe(0);
     // 20 customers; every tenth card declines after signup, so dunning churns 2 of them (customers
@@ -193,5 +215,86 @@ describe('admin CLI', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
     expect(out).toContain('worker stopped cleanly');
+  }, 120_000);
+
+  it('prints its version', () => {
+    const { code, out } = cli('--version');
+    expect(code).toBe(0);
+    expect(out).toBe(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`);
+  }, 90_000);
+});
+
+// Mistakes an operator makes: each is one line on stderr that says what is wrong and how to put it
+// right, and exit code 1; none prints a stack trace or starts anything.
+describe('admin CLI operator errors', () => {
+  it('refuses a port that is already in use', async () => {
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+    );
+    try {
+      expectOneLineError(
+        cli('serve', '--db', ':memory:', '--port', String(port)),
+        `port ${port} on 127.0.0.1 is already in use; stop the process using it or choose another port with --port or PORT.`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  }, 90_000);
+
+  it('refuses an --until that is not an ISO 8601 instant', () => {
+    for (const until of ['yesterday', '2026-13-45']) {
+      expectOneLineError(
+        cli('run-due', '--db', ':memory:', '--until', until),
+        `--until "${until}" is not an ISO 8601 instant: give a date like 2026-02-01 or a time with a zone like 2026-02-01T00:00:00Z.`,
+      );
+    }
+  }, 120_000);
+
+  it('refuses a PORT that is not a port number', () => {
+    expectOneLineError(
+      cliWith({ PORT: 'abc' }, 'serve', '--db', ':memory:'),
+      'PORT="abc" is not valid: expected a port number from 0 to 65535.',
+    );
+    expectOneLineError(
+      cli('serve', '--db', ':memory:', '--port', '70000'),
+      '--port "70000" is not valid: expected a port number from 0 to 65535.',
+    );
+  }, 90_000);
+
+  it('refuses a --db path under a file', () => {
+    const own = mkdtempSync(join(tmpdir(), 'billing-cli-db-'));
+    const file = join(own, 'not-a-directory');
+    writeFileSync(file, 'x');
+    for (const command of [['migrate'], ['run-due']]) {
+      expectOneLineError(
+        cli(...command, '--db', join(file, 'sub', 'billing.sqlite')),
+        `--db ${join(file, 'sub', 'billing.sqlite')}: ${file} is a file, not a directory; give a database path inside a directory (e.g. ./data/billing.sqlite).`,
+      );
+    }
+    rmSync(own, { recursive: true, force: true });
+  }, 90_000);
+
+  it('refuses bad configuration values by the name the operator used', () => {
+    expectOneLineError(
+      cliWith({ BILLING_WORK_INTERVAL_MS: 'abc' }, 'serve', '--db', ':memory:'),
+      'BILLING_WORK_INTERVAL_MS="abc" is not valid: expected a whole number of milliseconds from 10 to 86400000.',
+    );
+    expectOneLineError(
+      cli('worker', '--db', ':memory:', '--interval', '0'),
+      '--interval "0" is not valid: expected a whole number of milliseconds from 10 to 86400000.',
+    );
+    expectOneLineError(
+      cli('serve', '--db', ':memory:', '--compat', 'bogus'),
+      `--compat "bogus" is not valid: expected 'spec' or 'chargify'.`,
+    );
+    expectOneLineError(
+      cliWith({ BILLING_COMPAT: 'Chargify2' }, 'serve', '--db', ':memory:'),
+      `BILLING_COMPAT="Chargify2" is not valid: expected 'spec' or 'chargify'.`,
+    );
+    expectOneLineError(
+      cliWith({ BILLING_ALLOW_LOCAL_WEBHOOKS: 'yes' }, 'deliver-webhooks', '--db', ':memory:'),
+      `BILLING_ALLOW_LOCAL_WEBHOOKS="yes" is not valid: expected '1' or 'true' to allow, '0' or 'false' to refuse.`,
+    );
   }, 120_000);
 });

@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = (file: string) =>
@@ -9,14 +11,15 @@ const run = (file: string) =>
 
 // The built package, imported by name from plain .mjs and .cjs files: a broken export map, a
 // missing entry or a second copy of the core in an adapter bundle fails here.
-describe('built package', () => {
-  beforeAll(() => {
-    // CI builds before testing; a newcomer's `npm test` builds here so the check always runs.
-    if (process.env.CI !== 'true' || !existsSync(`${root}/dist/index.js`)) {
-      execFileSync(process.execPath, [`${root}/node_modules/tsup/dist/cli-default.js`], { cwd: root, stdio: 'pipe' });
-    }
-  }, 180_000);
+// One build for both describes of this file (two test files building dist/ at once would race).
+beforeAll(() => {
+  // CI builds before testing; a newcomer's `npm test` builds here so the check always runs.
+  if (process.env.CI !== 'true' || !existsSync(`${root}/dist/index.js`)) {
+    execFileSync(process.execPath, [`${root}/node_modules/tsup/dist/cli-default.js`], { cwd: root, stdio: 'pipe' });
+  }
+}, 600_000);
 
+describe('built package', () => {
   const expected = { sameErrorClass: true, sqlite: 'function', postgres: 'function', conformance: 'function' };
 
   it('imports every subpath from ESM', () => {
@@ -39,4 +42,81 @@ describe('built package', () => {
       expect(existsSync(`${root}/dist/${entry}.d.cts`), `${entry}.d.cts`).toBe(true);
     }
   });
+});
+
+// The packed tarball installed into a fresh app, as an adopter gets it: `npm pack`, then `npm install
+// <tarball>` from the local npm cache (the registry only for what the cache lacks). The optional
+// peers come from this checkout's node_modules by symlink, one at a time, so that the app first
+// runs without them. Nothing here can see the checkout's sources or its vitest aliases.
+describe('installed package', () => {
+  const work = mkdtempSync(join(tmpdir(), 'billing-installed-'));
+  const app = join(work, 'app');
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version as string;
+  const node = (...args: string[]) => {
+    const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    return { code: result.status, out: result.stdout, err: result.stderr };
+  };
+  const json = (file: string) => {
+    const result = node(file);
+    expect(result.code, result.err).toBe(0);
+    return JSON.parse(result.out.trim().split('\n').at(-1)!);
+  };
+  const cli = (...args: string[]) => node(join(app, 'node_modules/billing-engine/dist/bin/billing-engine.js'), ...args);
+  const linkPeer = (name: string) => {
+    const target = join(app, 'node_modules', name);
+    if (!existsSync(target)) symlinkSync(join(root, 'node_modules', name), target, 'dir');
+  };
+
+  beforeAll(() => {
+    const npm = (...args: string[]) =>
+      execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: app,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'adopter-app', private: true }));
+    const tarball = npm('pack', root, '--pack-destination', work).trim().split('\n').at(-1)!;
+    npm('install', '--no-save', '--prefer-offline', '--ignore-scripts', join(work, tarball));
+    for (const file of ['import.mjs', 'require.cjs', 'conformance.mjs', 'sqlite-without-driver.mjs']) {
+      cpSync(join(root, 'test/package', file), join(app, file));
+    }
+    linkPeer('kysely');
+  }, 300_000);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('runs the CLI without the optional peers, and names the driver package a URL needs', () => {
+    expect(existsSync(join(app, 'node_modules/pg'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
+    const help = cli('--help');
+    expect(help.code, help.err).toBe(0);
+    expect(help.out).toMatch(/^Usage: billing-engine /);
+    expect(help.out).toContain('run-due');
+    expect(cli('--version')).toMatchObject({ code: 0, out: `${version}\n` });
+    expect(cli('migrate', '--db', 'postgres://nobody@127.0.0.1:1/none')).toMatchObject({
+      code: 1,
+      err: "error: a postgres:// database needs the package 'pg', which is not installed: run npm install pg kysely\n",
+    });
+    expect(json('sqlite-without-driver.mjs')).toEqual({
+      code: 'storage',
+      message:
+        'billing-engine/adapters/sqlite needs the package better-sqlite3, which is not installed: install better-sqlite3 (npm install better-sqlite3).',
+    });
+  }, 120_000);
+
+  it('passes the shipped conformance suite on the shipped SQLite adapter', () => {
+    linkPeer('better-sqlite3');
+    const result = json('conformance.mjs');
+    expect(result.failures).toEqual([]);
+    expect(result.failed).toBe(0);
+    expect(result.passed).toBeGreaterThanOrEqual(100);
+  }, 180_000);
+
+  it('imports the package from ESM and requires it from CommonJS', () => {
+    linkPeer('better-sqlite3');
+    const expected = { sameErrorClass: true, sqlite: 'function', postgres: 'function', conformance: 'function' };
+    expect(json('import.mjs')).toEqual({ site: 'esm', ...expected });
+    expect(json('require.cjs')).toEqual({ site: 'cjs', ...expected });
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { PaymentAttemptRecord } from '../../ports/storage.js';
+import type { PaymentAttemptRecord } from 'billing-engine';
 import {
   assertChained,
   isConflict,

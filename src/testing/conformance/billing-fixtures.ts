@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { BillingError } from '../../errors.js';
 import type {
   CustomerRecord,
   NewTransaction,
@@ -12,7 +11,8 @@ import type {
   Storage,
   SubscriptionRecord,
   TransactionRecord,
-} from '../../ports/storage.js';
+} from 'billing-engine';
+import { BillingError } from 'billing-engine';
 import { at, newSiteFixture, T0 } from './harness.js';
 
 /** One day in milliseconds. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ComponentPricing, ComponentRecord, ProductFamilyRecord } from '../../ports/storage.js';
+import type { ComponentPricing, ComponentRecord, ProductFamilyRecord } from 'billing-engine';
 import { familyFixture, isConflict, seedBillingSite } from './billing-fixtures.js';
 import { at, newSiteFixture, type SectionContext, T0 } from './harness.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { CouponRecord, ProductFamilyRecord } from '../../ports/storage.js';
+import type { CouponRecord, ProductFamilyRecord } from 'billing-engine';
 import { isConflict, seedBillingSite } from './billing-fixtures.js';
 import { at, type SectionContext, T0 } from './harness.js';
 

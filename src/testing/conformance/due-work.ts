@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Storage } from '../../ports/storage.js';
+import type { Storage } from 'billing-engine';
 import { at, newSiteFixture, type SectionContext, T0 } from './harness.js';
 
 const MINUTE = 60_000;

@@ -1,4 +1,4 @@
-import type { NewSite, SiteSettings, Storage, StorageCapabilities } from '../../ports/storage.js';
+import type { NewSite, SiteSettings, Storage, StorageCapabilities } from 'billing-engine';
 
 /** A test function as test runners declare it (vitest, jest, node:test's `it` all fit). */
 export type TestFunction = ((name: string, fn: () => Promise<void> | void, timeout?: number) => void) & {

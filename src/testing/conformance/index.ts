@@ -1,4 +1,4 @@
-import type { Storage } from '../../ports/storage.js';
+import type { Storage } from 'billing-engine';
 import { billingConcurrencyCases } from './billing-concurrency.js';
 import { catalogCases } from './catalog.js';
 import { componentCases } from './components.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Storage, SubscriptionRecord, TransactionFilter, TransactionRecord } from '../../ports/storage.js';
+import type { Storage, SubscriptionRecord, TransactionFilter, TransactionRecord } from 'billing-engine';
 import {
   type BillingSeed,
   isConflict,

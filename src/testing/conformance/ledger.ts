@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Storage, SubscriptionRecord } from '../../ports/storage.js';
+import type { Storage, SubscriptionRecord } from 'billing-engine';
 import {
   assertChained,
   type BillingSeed,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { MetafieldRecord, MetafieldResource, Storage } from '../../ports/storage.js';
+import type { MetafieldRecord, MetafieldResource, Storage } from 'billing-engine';
 import {
   type BillingSeed,
   customerFixture,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { NoteRecord, Storage, SubscriptionRecord } from '../../ports/storage.js';
+import type { NoteRecord, Storage, SubscriptionRecord } from 'billing-engine';
 import { type BillingSeed, seedBillingSite, subscriptionFixture } from './billing-fixtures.js';
 import { at, type SectionContext, T0 } from './harness.js';
 

@@ -12,7 +12,7 @@ import type {
   StorageTransaction,
   SubscriptionRecord,
   TransactionRecord,
-} from '../../ports/storage.js';
+} from 'billing-engine';
 import {
   type BillingSeed,
   customerFixture,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BillingError } from '../../errors.js';
+import { BillingError } from 'billing-engine';
 import { FIXTURE_SETTINGS, newSiteFixture, type SectionContext, T0 } from './harness.js';
 
 /** Cases for the sites repository. */

@@ -5,7 +5,7 @@ import type {
   Storage,
   SubscriptionComponentRecord,
   SubscriptionRecord,
-} from '../../ports/storage.js';
+} from 'billing-engine';
 import { type BillingSeed, customerFixture, seedBillingSite, subscriptionFixture } from './billing-fixtures.js';
 import { at, type SectionContext, T0 } from './harness.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { SubscriptionFilter, SubscriptionRecord } from '../../ports/storage.js';
+import type { SubscriptionFilter, SubscriptionRecord } from 'billing-engine';
 import {
   customerFixture,
   DAY,

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { BillingError } from '../../errors.js';
 import type {
   DirectCallRecord,
   SiteRecord,
@@ -7,7 +6,8 @@ import type {
   WebhookEndpointRecord,
   WebhookRecord,
   WebhooksRepository,
-} from '../../ports/storage.js';
+} from 'billing-engine';
+import { BillingError } from 'billing-engine';
 import { at, newSiteFixture, type SectionContext, T0 } from './harness.js';
 
 class Abort extends Error {}
@@ -70,7 +70,7 @@ type BodyPatch = Parameters<WebhooksRepository['updateWebhook']>[2] & { readonly
 /**
  * Cases for webhook endpoints and deliveries (`tx.webhooks`) and direct-post call records
  * (`tx.directCalls`): exact round trips, partial updates, tenancy, the atomic failure counter under
- * concurrency, list filters and order, and rollback.
+ * concurrency, list filters and order, and rollback; and direct-post replay claims.
  */
 export function webhookCases({ api, storage }: SectionContext): void {
   const { describe, it } = api;
@@ -356,6 +356,72 @@ export function webhookCases({ api, storage }: SectionContext): void {
         (error: unknown) => error instanceof BillingError && error.code === 'conflict',
       );
       assert.equal((await storage().transaction((tx) => tx.directCalls.findById(site.id, id)))?.success, false);
+    });
+  });
+
+  describe('direct post claims', () => {
+    const hash = (n: number) => n.toString(16).padStart(64, '0');
+    const claim = (siteId: number, inputHash: string, nonceKey: string | null) =>
+      storage().transaction((tx) => tx.directCalls.claimPost({ siteId, inputHash, nonceKey, at: T0 }));
+
+    it('claims a protected post once by its signed input and once by its nonce key, per site', async () => {
+      const [site, other] = await storage().transaction(async (tx) => [
+        await tx.sites.insert(newSiteFixture('dpc-a')),
+        await tx.sites.insert(newSiteFixture('dpc-b')),
+      ]);
+      assert.equal(await claim(site!.id, hash(1), 'api|1768478400|7n-1'), true);
+      assert.equal(await claim(site!.id, hash(1), 'api|1768478400|7n-1'), false, 'the same post again');
+      assert.equal(await claim(site!.id, hash(1), 'api|17684784007|n-1'), false, 'the same signed input, shifted');
+      assert.equal(await claim(site!.id, hash(2), 'api|1768478400|7n-1'), false, 'the same nonce key, other data');
+      assert.equal(await claim(site!.id, hash(2), 'api|1768478400|7n-2'), true);
+      assert.equal(await claim(other!.id, hash(1), 'api|1768478400|7n-1'), true, 'another site has its own claims');
+      assert.equal(await claim(site!.id, hash(1), 'API|1768478400|7n-1'), false, 'the input hash alone refuses');
+      assert.equal(await claim(site!.id, hash(3), 'API|1768478400|7n-1'), true, 'nonce keys are case-sensitive');
+    });
+
+    it("lets unprotected claims repeat, but never over a protected claim's signed input, nor the other way", async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('dpc-open')));
+      assert.equal(await claim(site.id, hash(10), null), true);
+      assert.equal(await claim(site.id, hash(10), null), true, 'a post without a nonce may repeat');
+      assert.equal(await claim(site.id, hash(10), 'api|1|n'), false, 'its signed input was used unprotected');
+      assert.equal(await claim(site.id, hash(11), 'api|1|n'), true, 'the nonce key was not spent by the refusal');
+      assert.equal(await claim(site.id, hash(11), null), false, "a protected post's signed input without a nonce");
+      assert.equal(await claim(site.id, hash(12), null), true);
+    });
+
+    it('rolls a claim back with its transaction, and keeps claims when the site data is cleared', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('dpc-roll')));
+      await assert.rejects(
+        storage().transaction(async (tx) => {
+          assert.equal(
+            await tx.directCalls.claimPost({ siteId: site.id, inputHash: hash(20), nonceKey: 'k', at: T0 }),
+            true,
+          );
+          throw new Abort('roll back');
+        }),
+        Abort,
+      );
+      assert.equal(await claim(site.id, hash(20), 'k'), true, 'nothing of the rolled-back claim is left');
+      await storage().transaction((tx) => tx.siteData.clear(site.id, 'all'));
+      assert.equal(await claim(site.id, hash(20), 'k2'), false, 'a cleared site still refuses a spent input');
+      assert.equal(await claim(site.id, hash(21), 'k'), false, 'and a spent nonce key');
+    });
+
+    it('gives exactly one of concurrent protected claims of one input or one nonce key, and never both kinds', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('dpc-race')));
+      const sameInput = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(site.id, hash(30), `k-${i}`)));
+      assert.equal(sameInput.filter(Boolean).length, 1);
+      const sameNonce = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(site.id, hash(40 + i), 'k-same')));
+      assert.equal(sameNonce.filter(Boolean).length, 1);
+      const mixed = await Promise.all([
+        claim(site.id, hash(60), null),
+        claim(site.id, hash(60), 'k-mixed'),
+        claim(site.id, hash(60), null),
+        claim(site.id, hash(60), null),
+      ]);
+      const [, protectedWon, ...open] = mixed;
+      const openWon = [mixed[0], ...open].filter(Boolean).length;
+      assert.ok(protectedWon ? openWon === 0 : openWon === 3, `protected ${protectedWon}, unprotected ${openWon}`);
     });
   });
 }

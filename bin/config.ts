@@ -1,0 +1,157 @@
+/**
+ * The CLI's configuration: every environment variable and flag it reads, read here and only here,
+ * validated once. Each setting has one environment variable name; a flag, where there is one,
+ * wins over the variable, and the variable over the default. An empty variable counts as unset.
+ * A bad value is a {@link ConfigError} whose message is one line saying what is wrong and what
+ * is accepted. README.md ("Configuration") documents the same table.
+ */
+import { z } from 'zod';
+
+/** A bad setting; the CLI prints its message as one line and exits non-zero. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Where the CLI keeps data when no database is named: embedded SQLite in the working directory. */
+export const DEFAULT_DATABASE = './data/billing.sqlite';
+
+export type Compat = 'spec' | 'chargify';
+
+/** The validated settings. */
+export interface Config {
+  /** SQLite file path, `:memory:`, or a postgres:// URL. */
+  readonly database: string;
+  /** Port `serve` listens on. */
+  readonly port: number;
+  /** Output spellings of the HTTP API. */
+  readonly compat: Compat;
+  /** Pause between rounds of due work and webhook delivery in `serve` and `worker`, in ms. */
+  readonly workIntervalMs: number;
+  /** Whether webhooks may go to loopback and private addresses (local development only). */
+  readonly allowLocalWebhooks: boolean;
+  /**
+   * The public origin billing-portal links are signed for: `{site}.{this}` (a domain, or an origin
+   * such as `https://billing.example.com`); empty means `http://localhost:{port}`.
+   */
+  readonly publicBaseDomain: string;
+}
+
+export type SettingName = keyof Config;
+
+interface Setting<T> {
+  readonly env?: string;
+  readonly flag?: string;
+  readonly fallback: T;
+  /** What is accepted, for the error message. */
+  readonly expects: string;
+  readonly schema: z.ZodType<T, string>;
+}
+
+const wholeNumber = (min: number, max: number) =>
+  z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
+
+export const MIN_WORK_INTERVAL_MS = 10;
+
+/** Every setting: its one environment variable, its flag, its default and what it accepts. */
+export const SETTINGS: { readonly [K in SettingName]: Setting<Config[K]> } = {
+  database: {
+    env: 'DATABASE_URL',
+    flag: '--db',
+    fallback: DEFAULT_DATABASE,
+    expects: 'a SQLite file path, :memory: or a postgres:// URL',
+    schema: z.string().min(1),
+  },
+  port: {
+    env: 'PORT',
+    flag: '--port',
+    fallback: 3000,
+    expects: 'a port number from 0 to 65535',
+    schema: wholeNumber(0, 65_535),
+  },
+  compat: {
+    env: 'BILLING_COMPAT',
+    flag: '--compat',
+    fallback: 'spec',
+    expects: "'spec' or 'chargify'",
+    schema: z.enum(['spec', 'chargify']),
+  },
+  workIntervalMs: {
+    env: 'BILLING_WORK_INTERVAL_MS',
+    flag: '--interval',
+    fallback: 5000,
+    expects: `a whole number of milliseconds from ${MIN_WORK_INTERVAL_MS} to 86400000`,
+    schema: wholeNumber(MIN_WORK_INTERVAL_MS, 86_400_000),
+  },
+  allowLocalWebhooks: {
+    env: 'BILLING_ALLOW_LOCAL_WEBHOOKS',
+    fallback: false,
+    expects: "'1' or 'true' to allow, '0' or 'false' to refuse",
+    schema: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['1', 'true', '0', 'false']))
+      .transform((v) => v === '1' || v === 'true'),
+  },
+  publicBaseDomain: {
+    env: 'BILLING_PUBLIC_BASE_DOMAIN',
+    flag: '--public-base-domain',
+    fallback: '',
+    expects: 'a domain (billing.example.com) or an origin (https://billing.example.com)',
+    schema: z
+      .string()
+      .trim()
+      .regex(/^(https?:\/\/)?[a-z0-9.-]+(:\d{1,5})?$/i),
+  },
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function readOne<K extends SettingName>(name: K, flagValue: string | undefined, env: Env): Config[K] {
+  const setting = SETTINGS[name] as Setting<Config[K]>;
+  const fromEnv = setting.env === undefined ? undefined : env[setting.env];
+  const [raw, source] =
+    flagValue !== undefined
+      ? [flagValue, setting.flag ?? name]
+      : fromEnv !== undefined && fromEnv !== ''
+        ? [fromEnv, setting.env ?? name]
+        : [undefined, undefined];
+  if (raw === undefined) return setting.fallback;
+  const parsed = setting.schema.safeParse(raw);
+  if (!parsed.success) {
+    const given = source.startsWith('--') ? `${source} ${JSON.stringify(raw)}` : `${source}=${JSON.stringify(raw)}`;
+    throw new ConfigError(`${given} is not valid: expected ${setting.expects}.`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Reads the named settings from the flags given (by setting name) and the environment; the
+ * settings a command does not use are not read, so a stray variable cannot break it.
+ */
+export function readConfig<K extends SettingName>(
+  names: readonly K[],
+  flags: Partial<Record<SettingName, string>> = {},
+  env: Env = process.env,
+): Pick<Config, K> {
+  const config = {} as Pick<Config, K>;
+  for (const name of names) config[name] = readOne(name, flags[name], env);
+  return config;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/**
+ * Parses `--until`: an ISO 8601 date (midnight UTC) or date and time with a zone (`Z` or an
+ * offset), so that the instant does not depend on the machine's time zone.
+ */
+export function parseUntil(value: string): Date {
+  const trimmed = value.trim();
+  const date = ISO_INSTANT.test(trimmed) ? new Date(trimmed) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new ConfigError(
+      `--until ${JSON.stringify(value)} is not an ISO 8601 instant: give a date like 2026-02-01 or a time with a zone like 2026-02-01T00:00:00Z.`,
+    );
+  }
+  return date;
+}
