@@ -4,7 +4,7 @@ import type { BillingEventMap, EventKey } from './events.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
 import type { SiteRecord, Storage } from './ports/storage.js';
-import { AllocationService } from './services/allocation-service.js';
+import { AllocationService, isAllocationReconciliation } from './services/allocation-service.js';
 import { CatalogService } from './services/catalog-service.js';
 import { ComponentService } from './services/component-service.js';
 import { CouponService } from './services/coupon-service.js';
@@ -238,10 +238,14 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const ledger = new LedgerService(deps);
   const notes = new NoteService(deps);
   const referrals = new ReferralService(deps);
-  const renewals = new RenewalService(deps, { reconcile: (work) => ledger.reconcile(work) });
+  const allocations = new AllocationService(deps);
+  // Allocation payments carry their own reconciliation plan; every other one is the ledger's.
+  const renewals = new RenewalService(deps, {
+    reconcile: (work) =>
+      isAllocationReconciliation(work.payload) ? allocations.reconcile(work) : ledger.reconcile(work),
+  });
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
-  const allocations = new AllocationService(deps);
   const direct = new DirectPostService(deps, subscriptions);
   webhooks = new WebhookService(deps, options.webhooks);
   const webhookService = webhooks;

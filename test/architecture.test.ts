@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
  *   concepts);
  * - the billing assessment (src/billing/) is pure: it imports only src/domain/ and itself, never a
  *   port, a service or storage;
+ * - ledger lines are written only by src/services/posting.ts (the shipped storage suite in
+ *   src/testing/ exercises the port itself and is exempt);
  * - domain rules do not reach into services, and the few that still read records from the ports
  *   are listed below; that list may only shrink.
  */
@@ -126,6 +128,14 @@ describe('architecture: the dependency rules of src/', () => {
           .map((t) => `${rel(file)} -> ${t}`),
       );
     expect(offending).toEqual([]);
+  });
+
+  it('writes ledger lines in one place: only the posting module appends to the ledger', () => {
+    const appending = sourceFiles(src)
+      .filter((file) => /\.ledger\.append\(/.test(readFileSync(file, 'utf8')))
+      .map(rel)
+      .filter((file) => !file.startsWith('src/testing/'));
+    expect(appending).toEqual(['src/services/posting.ts']);
   });
 
   it('keeps domain rules out of services, and port imports to the shrinking allowlist', () => {

@@ -14,6 +14,8 @@ import type {
   AllocationRecord,
   ComponentRecord,
   ComponentVersionRecord,
+  CouponRecord,
+  DueWorkRecord,
   NewTransaction,
   PaymentAttemptRecord,
   PaymentAttemptStatus,
@@ -40,9 +42,24 @@ import {
   readQuantity,
 } from './component-inputs.js';
 import { loadComponentVersion } from './component-service.js';
-import { chargeAttempt, pendingAttempt } from './payment-runner.js';
-import { loadSite } from './site-service.js';
-import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import {
+  chargeAttempt,
+  claimOpenCollection,
+  pendingAttempt,
+  releaseOpenCollection,
+  scheduleReconciliation,
+  subscriptionCollection,
+} from './payment-runner.js';
+import { post } from './posting.js';
+import { renewalCoupons } from './renewal-service.js';
+import { loadSite } from './site-lookup.js';
+import {
+  couponDiscounts,
+  line,
+  loadSubscription,
+  recordPayment,
+  type SubscriptionDeps,
+} from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
 
 /**
@@ -73,8 +90,16 @@ export interface BulkAllocationInput extends Omit<AllocationInput, 'uniquenessTo
 /** What an allocation change costs, as a preview shows it; changes nothing. */
 export interface AllocationPreview {
   readonly direction: AllocationChange['direction'];
+  /** The charge line's amount, before coupons. */
   readonly chargeInCents: number;
+  /** The credit line's amount (positive), before coupons. */
   readonly creditInCents: number;
+  /**
+   * What the subscription's percentage coupons take off the charge, or give back of the credit
+   * (never more than it): the change nets `chargeInCents - discountInCents` or
+   * `-(creditInCents - discountInCents)`.
+   */
+  readonly discountInCents: number;
   /** The service's `period_type`: a mid-period change is always prorated against the current period. */
   readonly periodType: 'prorated';
 }
@@ -86,15 +111,25 @@ export interface AllocationEffect {
   readonly direction: AllocationChange['direction'];
   readonly chargeInCents: number;
   readonly creditInCents: number;
+  /** As in {@link AllocationPreview}: the coupons' part of the charge or credit. */
+  readonly discountInCents: number;
   /** The charge or credit line, when the change gave one. */
   readonly line: TransactionRecord | null;
+  /**
+   * One `adjustment` line of kind `coupon` per coupon that discounted the change: negative
+   * against a charge, positive against a credit (a credit gives back only what was paid).
+   */
+  readonly discountLines: readonly TransactionRecord[];
 }
 
 /** How the immediate collection of an allocation charge ended. */
 export interface AllocationPayment {
   readonly attemptId: number;
   readonly amountInCents: number;
-  /** `succeeded`; `declined` / `failed` (the charge stays on the balance for the next renewal); `unknown` (to reconcile by key). */
+  /**
+   * `succeeded`; `declined` / `failed` (the charge stays on the balance for the next renewal);
+   * `unknown` (its reconciliation row looks it up by key later and settles it once).
+   */
   readonly status: PaymentAttemptStatus;
   /** The `component_proration` payment line, on success. */
   readonly transaction: TransactionRecord | null;
@@ -151,6 +186,10 @@ interface AllocationPlan extends ParsedAllocation {
   readonly existing: SubscriptionComponentRecord | undefined;
   readonly previousQuantity: number;
   readonly change: AllocationChange;
+  /** The coupon lines of the change, signed as the ledger takes them (see {@link AllocationEffect.discountLines}). */
+  readonly discounts: readonly { readonly code: string; readonly amountInCents: number; readonly memo: string }[];
+  /** What the coupons take off the charge or give back of the credit (positive). */
+  readonly discountInCents: number;
 }
 
 /** The subscription and what every allocation of it needs. */
@@ -161,14 +200,40 @@ interface SubscriptionScope {
   readonly productName: string;
 }
 
+/**
+ * What the outcome step of an allocation payment needs; also the payload of its
+ * `reconcile_payment` row. The allocation's charge and coupon lines were committed with the
+ * attempt, so settling writes only the payment (or the failure), unlike a one-time charge's plan.
+ */
+interface AllocationPaymentPlan {
+  readonly type: typeof ALLOCATION_PLAN;
+  readonly key: string;
+  readonly subscriptionId: number;
+  readonly memo: string;
+  /** The component the payment line names: the only one collected for, else null. */
+  readonly componentId: number | null;
+}
+
+/** The `type` of an allocation payment's reconciliation plan. */
+const ALLOCATION_PLAN = 'allocation';
+
 /** The first step of a collected allocation charge: the committed attempt and the card. */
 interface PreparedPayment {
   readonly site: SiteRecord;
   readonly attempt: PaymentAttemptRecord;
   readonly profile: PaymentProfileRecord;
-  readonly memo: string;
-  readonly componentId: number | null;
+  readonly plan: AllocationPaymentPlan;
 }
+
+/** How an outcome step ended: what the payment is now, and whether this step settled it. */
+interface SettledPayment {
+  readonly payment: AllocationPayment;
+  readonly settledHere: boolean;
+}
+
+/** The refusal of a collecting change while another payment of the subscription is in flight. */
+const IN_FLIGHT =
+  'Another payment for this subscription is in progress; the allocation was not changed and nothing was charged. Try again when it has finished.';
 
 /**
  * Allocation changes and metered usage of subscriptions (reference §10): quantity-based and on/off
@@ -177,7 +242,8 @@ interface PreparedPayment {
  * given (at signup, or at its first allocation): a change is priced with that pinned version, like
  * the renewal that bills it, and does not move the subscription to a newer price. The service
  * prices at "the current price" of the subscription's price point, which is what the pin models.
- * Coupons do not discount mid-period allocation charges yet (reference §6 says they should).
+ * Mid-period charges are discounted by the subscription's percentage coupons, and credits by the
+ * same rate (reference §6; docs/decisions.md says why flat-amount coupons are left out).
  */
 export class AllocationService {
   readonly #deps: SubscriptionDeps;
@@ -190,14 +256,20 @@ export class AllocationService {
    * Changes one component's allocation now. In one command: the new allocation (pinned version
    * kept), its history row, a charge line (kind: the component kind) for an upgrade or a credit
    * line for a downgrade, as `upgradeCharge` / `downgradeCredit` say, and
-   * `component_allocation_change`. A period not yet paid for (a trial, or the free period before
-   * an import's first billing) gives neither charge nor credit. When a charge is due and
-   * `accrueCharge` is false, the part of it the balance still owes is collected after that commit
-   * (attempt `allocation:<sub>:<component>:<uuid>`, gateway outside any transaction, result
-   * committed): success adds a `component_proration` payment; a decline or error records the
-   * attempt's outcome and `payment_failure`, and the charge accrues to the next renewal. The
-   * allocation stands either way, so a decline is reported in `payment`, not thrown. A
-   * subscription without a card (or `unpaid`) accrues. Bad input rejects with no trace:
+   * `component_allocation_change`. The subscription's percentage coupons discount the charge (or
+   * give back their share of the credit) in `adjustment` lines of kind `coupon`, as a renewal
+   * writes them; that is not a use of the coupon. A period not yet paid for (a trial, or the free
+   * period before an import's first billing) gives neither charge nor credit. When a charge is due
+   * and `accrueCharge` is false, the part of it the balance still owes is collected after that
+   * commit (attempt `allocation:<sub>:<component>:<uuid>`, committed with its `reconcile_payment`
+   * row and the subscription's open-collection claim; gateway outside any transaction; result
+   * committed and the claim released): success adds a `component_proration` payment; a decline or
+   * error records the attempt's outcome and `payment_failure`, and the charge accrues to the next
+   * renewal; a lost answer leaves the attempt `unknown` for its reconciliation row, which looks it
+   * up by key and settles it once (see {@link reconcile}). The allocation stands either way, so a
+   * decline is reported in `payment`, not thrown. A subscription without a card (or `unpaid`)
+   * accrues. While another payment of the subscription is in flight, a change that would collect
+   * is refused with `conflict` (409) and changes nothing. Bad input rejects with no trace:
    * `validation` in the allocation object shape for quantity problems (T14), `not_found` for a
    * component outside the subscription's product family.
    */
@@ -252,11 +324,13 @@ export class AllocationService {
     const now = this.#deps.clock.now();
     return this.#deps.storage.transaction(async (tx) => {
       const scope = await loadScope(tx, subdomain, subscriptionId);
-      const plan = await planAllocation(tx, scope, parsed!, now);
+      const coupons = await midPeriodCoupons(tx, scope.subscription);
+      const plan = await planAllocation(tx, scope, parsed!, coupons, now);
       return {
         direction: plan.change.direction,
         chargeInCents: plan.change.chargeInCents,
         creditInCents: plan.change.creditInCents,
+        discountInCents: plan.discountInCents,
         periodType: 'prorated',
       };
     });
@@ -395,14 +469,15 @@ export class AllocationService {
       if (!subscription)
         throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
       const current: SubscriptionScope = { ...scope, subscription };
+      const coupons = await midPeriodCoupons(ctx.tx, subscription);
       const effects: AllocationEffect[] = [];
       let collectable = 0;
       const memos: string[] = [];
       for (const entry of parsed) {
-        const plan = await planAllocation(ctx.tx, current, entry, ctx.now);
+        const plan = await planAllocation(ctx.tx, current, entry, coupons, ctx.now);
         effects.push(await writeAllocation(ctx, current, plan));
         if (!plan.accrueCharge && plan.change.chargeInCents > 0) {
-          collectable += plan.change.chargeInCents;
+          collectable += plan.change.chargeInCents - plan.discountInCents;
           memos.push(chargeMemo(plan));
         }
       }
@@ -414,6 +489,9 @@ export class AllocationService {
       const amount = Math.min(collectable, Math.max(0, balance));
       const profile = await ctx.tx.customers.findPaymentProfile(scope.site.id, subscription.paymentProfileId);
       if (amount === 0 || !profile) return { effects, prepared: undefined };
+      // One collecting command per subscription at a time: a concurrent one is refused here, before
+      // anything of it commits or reaches the gateway. The outcome step releases the claim.
+      await claimOpenCollection(ctx.tx, scope.site.id, subscriptionCollection(subscriptionId), ctx.now, IN_FLIGHT);
       const attempt = await ctx.tx.payments.insert(
         pendingAttempt({
           siteId: scope.site.id,
@@ -427,92 +505,192 @@ export class AllocationService {
         }),
       );
       const componentIds = new Set(parsed.map((p) => p.componentId));
-      return {
-        effects,
-        prepared: {
-          site: scope.site,
-          attempt,
-          profile,
-          memo: memos.join('; '),
-          componentId: componentIds.size === 1 ? parsed[0]!.componentId : null,
-        },
+      const plan: AllocationPaymentPlan = {
+        type: ALLOCATION_PLAN,
+        key,
+        subscriptionId,
+        memo: memos.join('; '),
+        componentId: componentIds.size === 1 ? parsed[0]!.componentId : null,
       };
+      // Committed with the attempt: if its outcome is never committed (a lost answer, a crash),
+      // the row settles it by key later, so the balance is never collected beside it blindly.
+      await scheduleReconciliation(ctx.tx, attempt, { ...plan }, ctx.now);
+      return { effects, prepared: { site: scope.site, attempt, profile, plan } };
     });
   }
 
   /** Steps 2 and 3: the gateway call outside any transaction, then its outcome committed once. */
   async #collect(prepared: PreparedPayment): Promise<AllocationPayment> {
-    const { site, attempt } = prepared;
-    let result: ChargeResult = await chargeAttempt(this.#deps.gateway, attempt, prepared.profile, prepared.memo);
+    const { site, attempt, plan } = prepared;
+    let result: ChargeResult = await chargeAttempt(this.#deps.gateway, attempt, prepared.profile, plan.memo);
     if (result.outcome === 'unknown') {
       // One look by key before giving up: a lost answer to a charge that went through is common.
       try {
         result = (await this.#deps.gateway.lookup(attempt.idempotencyKey)) ?? result;
       } catch {
-        // Still unknown: the attempt stays open for reconciliation by key.
+        // Still unknown: the attempt stays open for its reconciliation row.
       }
     }
-    const settled = result;
+    return (await this.#settle(site.id, plan, result, true)).payment;
+  }
+
+  /**
+   * Settles an allocation payment whose outcome was never committed, from its `reconcile_payment`
+   * row (the engine's due work hands it the rows whose plan {@link isAllocationReconciliation}
+   * recognises). The charge is looked up at the gateway by its key, never charged again: money
+   * taken gives the `component_proration` payment line, once; no record of the charge marks the
+   * attempt failed (with `payment_failure`) and leaves the charge on the balance for the next
+   * renewal or dunning, as a decline does. Returns `unknown` when the gateway still cannot be
+   * asked (the row is looked at again later), `settled` when the attempt was already resolved.
+   */
+  async reconcile(
+    work: Pick<DueWorkRecord, 'siteId' | 'payload'>,
+  ): Promise<'succeeded' | 'failed' | 'unknown' | 'settled'> {
+    const plan = parsePaymentPlan(work.payload);
+    if (plan === undefined) {
+      throw new BillingError('internal', 'A reconcile_payment row carries no allocation payment plan.', {
+        data: { payload: work.payload },
+      });
+    }
+    const attempt = await this.#deps.storage.transaction((tx) => tx.payments.findByKey(work.siteId, plan.key));
+    if (attempt === undefined || !isOpen(attempt.status)) return 'settled';
+    let known: ChargeResult | undefined;
+    try {
+      known = await this.#deps.gateway.lookup(plan.key);
+    } catch {
+      return 'unknown';
+    }
+    if (known?.outcome === 'unknown') return 'unknown';
+    const result: ChargeResult = known ?? { outcome: 'error', message: 'The gateway has no record of the charge.' };
+    // The claim is not released here: it belongs to whichever command holds it now.
+    const { payment, settledHere } = await this.#settle(work.siteId, plan, result, false);
+    if (!settledHere) return 'settled';
+    return payment.status === 'succeeded' ? 'succeeded' : 'failed';
+  }
+
+  /**
+   * Step 3: commits an outcome of the attempt once. A known outcome cancels the reconciliation row
+   * (success: the payment line and `payment_success`; decline or error: the attempt's status and
+   * `payment_failure`, the charge left owed); an unknown one marks the attempt and keeps the row.
+   * `release` ends the command's open-collection claim in the same transaction, whatever the
+   * outcome: from here on the reconciliation row guards the money.
+   */
+  #settle(
+    siteId: number,
+    plan: AllocationPaymentPlan,
+    result: ChargeResult,
+    release: boolean,
+  ): Promise<SettledPayment> {
     return runCommand(this.#deps, async (ctx) => {
-      const stored = await ctx.tx.payments.findByKey(site.id, attempt.idempotencyKey);
-      if (!stored) throw new BillingError('internal', `Payment attempt ${attempt.idempotencyKey} vanished.`);
-      if (stored.status !== 'pending' && stored.status !== 'unknown') {
-        // Settled by someone else first (a reconciliation): report what they committed.
+      if (release) await releaseOpenCollection(ctx.tx, siteId, subscriptionCollection(plan.subscriptionId));
+      const stored = await ctx.tx.payments.findByKey(siteId, plan.key);
+      if (!stored) throw new BillingError('internal', `Payment attempt ${plan.key} vanished.`);
+      if (!isOpen(stored.status)) {
+        // Settled by someone else first (the command or a reconciliation): report what they committed.
         const payment =
-          stored.transactionId === null ? undefined : await ctx.tx.ledger.findById(site.id, stored.transactionId);
-        return describeSettled(stored, payment ?? null);
+          stored.transactionId === null ? undefined : await ctx.tx.ledger.findById(siteId, stored.transactionId);
+        return { payment: describeSettled(stored, payment ?? null), settledHere: false };
       }
-      const subscription = await loadSubscription(ctx.tx, site.id, attempt.subscriptionId!);
-      if (settled.outcome === 'success') {
-        const [payment] = await ctx.tx.ledger.append([
+      const subscription = await loadSubscription(ctx.tx, siteId, plan.subscriptionId);
+      if (result.outcome === 'unknown') {
+        const updated = await ctx.tx.payments.update(siteId, stored.id, {
+          status: 'unknown',
+          message: result.message,
+          updatedAt: ctx.now,
+        });
+        return { payment: describeSettled(updated ?? stored, null), settledHere: false };
+      }
+      await ctx.tx.dueWork.cancelFor(siteId, stored.id, ['reconcile_payment'], ctx.now);
+      if (result.outcome === 'success') {
+        const [payment] = await post(ctx.tx, [
           {
             ...line(
               subscription,
               'payment',
               'component_proration',
-              attempt.amountInCents,
-              `Payment for: ${prepared.memo}`,
+              stored.amountInCents,
+              `Payment for: ${plan.memo}`,
               ctx.now,
-              {
-                success: true,
-                gatewayTransactionId: settled.transactionId,
-              },
+              { success: true, gatewayTransactionId: result.transactionId },
             ),
-            componentId: prepared.componentId,
+            componentId: plan.componentId,
           },
         ]);
-        const updated = await ctx.tx.payments.update(site.id, attempt.id, {
+        const updated = await ctx.tx.payments.update(siteId, stored.id, {
           status: 'succeeded',
-          gatewayTransactionId: settled.transactionId,
+          gatewayTransactionId: result.transactionId,
           transactionId: payment!.id,
           updatedAt: ctx.now,
         });
         recordPayment(ctx, subscription, payment!, true);
-        return describeSettled(updated ?? stored, payment!);
+        return { payment: describeSettled(updated ?? stored, payment!), settledHere: true };
       }
-      const status: PaymentAttemptStatus =
-        settled.outcome === 'declined' ? 'declined' : settled.outcome === 'error' ? 'failed' : 'unknown';
-      const updated = await ctx.tx.payments.update(site.id, attempt.id, {
-        status,
-        message: settled.message,
+      const updated = await ctx.tx.payments.update(siteId, stored.id, {
+        status: result.outcome === 'declined' ? 'declined' : 'failed',
+        message: result.message,
         updatedAt: ctx.now,
       });
-      if (status !== 'unknown') {
-        ctx.record({
-          siteId: site.id,
-          key: 'payment_failure',
-          subjectType: 'subscription',
-          subjectId: subscription.id,
-          payload: {
-            subscription: { id: subscription.id, state: subscription.state },
-            payment_attempt: { id: attempt.id, amount_in_cents: attempt.amountInCents, memo: prepared.memo },
-            message: settled.message,
-          },
-        });
-      }
-      return describeSettled(updated ?? stored, null);
+      ctx.record({
+        siteId,
+        key: 'payment_failure',
+        subjectType: 'subscription',
+        subjectId: subscription.id,
+        payload: {
+          subscription: { id: subscription.id, state: subscription.state },
+          payment_attempt: { id: stored.id, amount_in_cents: stored.amountInCents, memo: plan.memo },
+          message: result.message,
+        },
+      });
+      return { payment: describeSettled(updated ?? stored, null), settledHere: true };
     });
   }
+}
+
+/** True when a `reconcile_payment` row's payload is an allocation payment's plan (for {@link AllocationService.reconcile}). */
+export function isAllocationReconciliation(payload: Readonly<Record<string, unknown>>): boolean {
+  return parsePaymentPlan(payload) !== undefined;
+}
+
+/** The allocation payment plan stored in a reconciliation row, or undefined when the payload is not one. */
+function parsePaymentPlan(payload: Readonly<Record<string, unknown>>): AllocationPaymentPlan | undefined {
+  const { type, key, subscriptionId, memo, componentId } = payload;
+  if (type !== ALLOCATION_PLAN || typeof key !== 'string' || typeof memo !== 'string') return undefined;
+  if (typeof subscriptionId !== 'number' || !(componentId === null || typeof componentId === 'number')) {
+    return undefined;
+  }
+  return { type, key, subscriptionId, memo, componentId };
+}
+
+function isOpen(status: PaymentAttemptStatus): boolean {
+  return status === 'pending' || status === 'unknown';
+}
+
+/**
+ * The coupons that discount a mid-period change: those the next renewal applies (recurring ones
+ * within their duration, or one a free trial deferred), percentage ones only. A flat amount is a
+ * discount per assessment; taken off every allocation change it would be given again and again
+ * (docs/decisions.md).
+ */
+async function midPeriodCoupons(tx: StorageTransaction, subscription: SubscriptionRecord): Promise<CouponRecord[]> {
+  return (await renewalCoupons(tx, subscription)).filter((c) => c.percentage !== null);
+}
+
+/**
+ * The coupon lines of one change: the renewal's discount of the charge (negative lines), or of
+ * the credit given back (positive lines, so a credit never exceeds what was paid for the time).
+ */
+function changeDiscounts(
+  kind: string,
+  change: AllocationChange,
+  coupons: readonly CouponRecord[],
+): { code: string; amountInCents: number; memo: string }[] {
+  const amount = change.chargeInCents > 0 ? change.chargeInCents : change.creditInCents;
+  if (amount === 0 || coupons.length === 0) return [];
+  const sign = change.chargeInCents > 0 ? 1 : -1;
+  return couponDiscounts([{ kind, amountInCents: amount }], coupons).map((d) => ({
+    ...d,
+    amountInCents: sign * d.amountInCents,
+  }));
 }
 
 /** Checks every entry's input without storage; all problems at once, in the allocation object shape. */
@@ -612,13 +790,15 @@ async function familyComponent(
  * Works out one change against storage without writing: the component (of the product's family,
  * quantity-based or on/off), the pinned version (the current one for a component the subscription
  * does not have yet, which must then not be archived), the costs before and after, and the charge
- * or credit. A period that was not charged in advance (a trial, or the free period before an
- * import's first billing, index -1) gives neither: there is nothing paid to top up or refund.
+ * or credit, and the coupons' part of it. A period that was not charged in advance (a trial, or
+ * the free period before an import's first billing, index -1) gives neither: there is nothing paid
+ * to top up or refund.
  */
 async function planAllocation(
   tx: StorageTransaction,
   scope: SubscriptionScope,
   entry: ParsedAllocation,
+  coupons: readonly CouponRecord[],
   now: Date,
 ): Promise<AllocationPlan> {
   const { site, subscription } = scope;
@@ -660,10 +840,12 @@ async function planAllocation(
     upgradeCharge: billed ? entry.upgradeCharge : 'none',
     downgradeCredit: billed ? entry.downgradeCredit : 'none',
   });
-  return { ...entry, component, version, existing, previousQuantity, change };
+  const discounts = changeDiscounts(component.kind, change, coupons);
+  const discountInCents = discounts.reduce((sum, d) => sum + Math.abs(d.amountInCents), 0);
+  return { ...entry, component, version, existing, previousQuantity, change, discounts, discountInCents };
 }
 
-/** Writes one planned change: the row, its history, its charge or credit line and its event. */
+/** Writes one planned change: the row, its history, its charge or credit line, its coupon lines and its event. */
 async function writeAllocation(
   ctx: CommandContext,
   scope: SubscriptionScope,
@@ -719,7 +901,16 @@ async function writeAllocation(
       extra,
     );
   }
-  const [written] = ledgerLine ? await ctx.tx.ledger.append([{ ...ledgerLine, componentId: plan.component.id }]) : [];
+  const lines: NewTransaction[] = ledgerLine ? [{ ...ledgerLine, componentId: plan.component.id }] : [];
+  for (const d of plan.discounts) {
+    lines.push(
+      line(subscription, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, {
+        ...extra,
+        componentId: plan.component.id,
+      }),
+    );
+  }
+  const [written, ...discountLines] = lines.length > 0 ? await post(ctx.tx, lines) : [];
   ctx.record({
     siteId: site.id,
     key: 'component_allocation_change',
@@ -739,7 +930,9 @@ async function writeAllocation(
     direction: plan.change.direction,
     chargeInCents: plan.change.chargeInCents,
     creditInCents: plan.change.creditInCents,
+    discountInCents: plan.discountInCents,
     line: written ?? null,
+    discountLines,
   };
 }
 

@@ -270,7 +270,8 @@ export interface AllocationPreviewLineJson {
   readonly kind: ComponentKind;
   readonly amount_in_cents: number;
   readonly memo: string;
-  readonly discount_amount_in_cents: 0;
+  /** The coupons' part of the line, with the line's sign: the line nets `amount - discount`. */
+  readonly discount_amount_in_cents: number;
   readonly taxable_amount_in_cents: 0;
   readonly component_id: number;
   readonly component_handle?: string;
@@ -296,15 +297,16 @@ export interface AllocationPreviewItemJson {
  * What an allocation change would cost now (inside `{"allocation_preview":{...}}`, reference §10.2):
  * the current period, one line per charge or credit, their total (a credit counts negative), and
  * `period_type: "prorated"`. `direction` is the sign of the total and is left out when nothing
- * changes (the SDK's enum has only `upgrade` and `downgrade`). Taxes and coupon discounts are not
- * applied to allocation charges by the engine, so their totals are 0.
+ * changes (the SDK's enum has only `upgrade` and `downgrade`). The subscription's percentage
+ * coupons discount each line (a credit's discount is negative: it gives back only what was paid);
+ * `total_in_cents` is the subtotal less the discounts. Taxes are not applied, so their total is 0.
  */
 export interface AllocationPreviewJson {
   readonly start_date: string | null;
   readonly end_date: string | null;
   readonly subtotal_in_cents: number;
   readonly total_tax_in_cents: 0;
-  readonly total_discount_in_cents: 0;
+  readonly total_discount_in_cents: number;
   readonly total_in_cents: number;
   readonly direction?: 'upgrade' | 'downgrade';
   readonly line_items: readonly AllocationPreviewLineJson[];
@@ -331,21 +333,23 @@ export function serializeAllocationPreview(
       kind: component.kind,
       amount_in_cents: charge ? preview.chargeInCents : -preview.creditInCents,
       memo: input.memo ?? `${component.name}: ${previousQuantity} to ${String(input.quantity)}${unit}`,
-      discount_amount_in_cents: 0,
+      discount_amount_in_cents: charge ? preview.discountInCents : -preview.discountInCents,
       taxable_amount_in_cents: 0,
       component_id: component.id,
       ...(component.handle === null ? {} : { component_handle: component.handle }),
       direction: charge ? 'upgrade' : 'downgrade',
     });
   }
-  const total = lines.reduce((sum, line) => sum + line.amount_in_cents, 0);
+  const subtotal = lines.reduce((sum, line) => sum + line.amount_in_cents, 0);
+  const discount = lines.reduce((sum, line) => sum + line.discount_amount_in_cents, 0);
+  const total = subtotal - discount;
   return {
     allocation_preview: {
       start_date: s.currentPeriodStartedAt ? formatInstant(s.currentPeriodStartedAt, context.timeZone) : null,
       end_date: s.currentPeriodEndsAt ? formatInstant(s.currentPeriodEndsAt, context.timeZone) : null,
-      subtotal_in_cents: total,
+      subtotal_in_cents: subtotal,
       total_tax_in_cents: 0,
-      total_discount_in_cents: 0,
+      total_discount_in_cents: discount,
       total_in_cents: total,
       ...(total > 0 ? { direction: 'upgrade' as const } : total < 0 ? { direction: 'downgrade' as const } : {}),
       line_items: lines,

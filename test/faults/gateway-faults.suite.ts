@@ -647,7 +647,7 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
         }
       });
 
-      it('refunds a migration charge whose answer stayed unknown; the subscription keeps its product, and a retry is charged once', async () => {
+      it('refunds a migration charge whose answer stayed unknown; the subscription keeps its product, and a retry after the refund is charged once', async () => {
         const gateway = createTestGateway();
         const flaky = firstLookupsUnanswered(gateway, 1);
         const w = await signupWorld(flaky);
@@ -668,6 +668,16 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
             .catch((error: unknown) => error);
           expect((refused as BillingError).code).toBe('gateway_error');
           expect((await w.site.subscriptions.get(subscription.id)).product.product.handle).toBe('basic');
+          // While the lost charge is unsettled, a retry is refused before the gateway: it cannot
+          // take the money a second time.
+          const calls = gateway.chargeCalls;
+          const early = await w.site.subscriptions
+            .migrate(subscription.id, { productHandle: 'pro' })
+            .catch((error: unknown) => error);
+          expect((early as BillingError).code).toBe('conflict');
+          expect(gateway.chargeCalls).toBe(calls);
+          // The reconciliation refunds it and frees the subscription; the retry is charged once.
+          await w.settle();
           const migrated = await w.site.subscriptions.migrate(subscription.id, { productHandle: 'pro' });
           expect(migrated.product.product.handle).toBe('pro');
           await w.settle();

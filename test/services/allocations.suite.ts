@@ -1,4 +1,11 @@
-import type { BillingError, BillingEvent, TransactionRecord } from 'billing-engine';
+import {
+  type BillingError,
+  type BillingEvent,
+  type PaymentGateway,
+  serializeAllocationPreview,
+  type TestGateway,
+  type TransactionRecord,
+} from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import { describe, expect, it } from 'vitest';
 import { AllocationService } from '../../src/services/allocation-service.js';
@@ -116,6 +123,61 @@ async function trace(f: EngineFixture, s: Setup) {
 }
 
 const keysOf = (events: readonly BillingEvent[]) => events.map((e) => e.key);
+
+/**
+ * The test gateway behind a gate: while held, every `charge` call waits (after counting itself)
+ * until the gate is opened, so the command that reached the gateway keeps its claim while the
+ * others run, on every adapter. `until` resolves when a condition over the counts holds, checked
+ * whenever a charge arrives or a test calls `bump`.
+ */
+function slowGateway(inner: TestGateway) {
+  let open: Promise<void> = Promise.resolve();
+  let inFlight = 0;
+  const waiters: { cond: () => boolean; resolve: () => void }[] = [];
+  const state = {
+    entered: 0,
+    maxInFlight: 0,
+    bump() {
+      for (const waiter of [...waiters]) {
+        if (waiter.cond()) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    },
+    until(cond: () => boolean): Promise<void> {
+      return cond() ? Promise.resolve() : new Promise((resolve) => waiters.push({ cond, resolve }));
+    },
+    /** Holds every charge from now until the returned function is called. */
+    hold(): () => void {
+      let release!: () => void;
+      open = new Promise((resolve) => {
+        release = resolve;
+      });
+      return release;
+    },
+  };
+  const gateway: PaymentGateway = {
+    name: inner.name,
+    supportsRefunds: inner.supportsRefunds,
+    tokenize: (card) => inner.tokenize(card),
+    refund: (request) => inner.refund(request),
+    lookup: (key) => inner.lookup(key),
+    async charge(request) {
+      state.entered += 1;
+      inFlight += 1;
+      state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+      state.bump();
+      try {
+        await open;
+        return await inner.charge(request);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+  return Object.assign(state, { gateway });
+}
 
 /** Allocation changes, previews, usage and the component billing functions, on every adapter. April has 30 days. */
 export function allocationsSuite(harness: StorageHarness): void {
@@ -311,6 +373,17 @@ export function allocationsSuite(harness: StorageHarness): void {
           message: 'Bogus Gateway: Forced failure',
         });
         expect((await f.engine.site('acme').subscriptions.get(s.subId)).balanceInCents).toBe(3000);
+        // The outcome step released the claim and cancelled the reconciliation: a gateway error
+        // does the same, and the next change collects at once.
+        const open = await f.storage.transaction((tx) =>
+          tx.dueWork.pendingFor(s.siteId, result.payment!.attemptId, ['reconcile_payment']),
+        );
+        expect(open).toEqual([]);
+        f.gateway.injectFailure({ outcome: 'error', keyPrefix: 'allocation:' });
+        const failed = await s.allocations.allocate('acme', s.subId, s.ssl, { quantity: 1 });
+        expect(failed.payment?.status).toBe('failed');
+        const next = await s.allocations.allocate('acme', s.subId, s.seats, { quantity: 6 });
+        expect([next.payment?.status, next.payment?.amountInCents]).toEqual(['succeeded', 600]);
       });
 
       it('keeps an unanswered payment open for reconciliation, and settles one the gateway did take', async () => {
@@ -323,6 +396,13 @@ export function allocationsSuite(harness: StorageHarness): void {
         const open = await f.storage.transaction((tx) => tx.payments.listUnresolved(new Date('2100-01-01'), 10));
         expect(open.map((a) => [a.id, a.status, a.purpose])).toEqual([
           [lost.payment!.attemptId, 'unknown', 'allocation'],
+        ]);
+        // Its reconciliation row was committed with the attempt, and stays for the lost answer.
+        const rows = await f.storage.transaction((tx) =>
+          tx.dueWork.pendingFor(s.siteId, lost.payment!.attemptId, ['reconcile_payment']),
+        );
+        expect(rows.map((r) => [r.dueAt.toISOString(), r.payload.type, r.payload.componentId])).toEqual([
+          ['2027-04-11T01:00:00.000Z', 'allocation', s.seats],
         ]);
         expect(keysOf(s.events)).toEqual(['component_allocation_change']);
         f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'allocation:' });
@@ -389,7 +469,13 @@ export function allocationsSuite(harness: StorageHarness): void {
         const up = await s.allocations.allocate('acme', trial.subscription.id, s.seats, { quantity: 3 });
         expect([up.direction, up.chargeInCents, up.line, up.payment]).toEqual(['upgrade', 0, null, null]);
         const preview = await s.allocations.previewAllocation('acme', trial.subscription.id, s.seats, { quantity: 1 });
-        expect(preview).toEqual({ direction: 'downgrade', chargeInCents: 0, creditInCents: 0, periodType: 'prorated' });
+        expect(preview).toEqual({
+          direction: 'downgrade',
+          chargeInCents: 0,
+          creditInCents: 0,
+          discountInCents: 0,
+          periodType: 'prorated',
+        });
       });
 
       it('prices with the pinned version after a price change; a first allocation pins the current version', async () => {
@@ -512,8 +598,10 @@ export function allocationsSuite(harness: StorageHarness): void {
             direction: done.direction,
             chargeInCents: done.chargeInCents,
             creditInCents: done.creditInCents,
+            discountInCents: 0,
             periodType: 'prorated',
           });
+          expect([done.discountInCents, done.discountLines]).toEqual([0, []]);
           const lineAmount = done.line?.amountInCents ?? 0;
           expect(lineAmount).toBe(done.chargeInCents - done.creditInCents);
         }
@@ -664,6 +752,326 @@ export function allocationsSuite(harness: StorageHarness): void {
           ]);
         }
         expect(await trace(f, s)).toEqual(before);
+      });
+    });
+
+    describe('coupons, lost answers and concurrent changes', () => {
+      /** A coupon of the Plans family and a new subscription to `basic` that uses the given codes. */
+      async function couponed(s: Setup, email: string, codes: string[]) {
+        const sub = await s.acme.subscriptions.create({
+          productHandle: 'basic',
+          customer: { firstName: 'C', lastName: 'P', email },
+          creditCard: VISA,
+          couponCodes: codes,
+        });
+        return sub.subscription.id;
+      }
+
+      /** type, kind, amount, ending balance and component of a subscription's lines from the `from`th. */
+      async function linesFrom(f: EngineFixture, subId: number, from: number) {
+        const all = await f.engine.site('acme').subscriptions.transactions(subId);
+        return all.slice(from).map((l) => [l.type, l.kind, l.amountInCents, l.endingBalanceInCents, l.componentId]);
+      }
+
+      it('discounts an upgrade charge and its downgrade credit by a recurring percentage coupon, as a renewal does', async () => {
+        const f = fixture();
+        const s = await setup(f);
+        await s.acme.coupons.create({
+          name: 'Half',
+          code: 'HALF',
+          description: 'Half off',
+          percentage: '50',
+          recurring: true,
+          productFamilyId: s.familyId,
+        });
+        const subId = await couponed(s, 'half@example.com', ['HALF']);
+        const usesBefore = (await s.acme.subscriptions.get(subId)).subscription.data.couponUses;
+        // Signup: 30.00 less 15.00, paid 15.00 (three lines).
+        expect(await linesFrom(f, subId, 0)).toEqual([
+          ['charge', 'baseline', 3000, 3000, null],
+          ['adjustment', 'coupon', -1500, 1500, null],
+          ['payment', null, 1500, 0, null],
+        ]);
+        f.clock.set('2027-04-11T00:00:00Z');
+        const upPreview = await s.allocations.previewAllocation('acme', subId, s.seats, { quantity: 5 });
+        const up = await s.allocations.allocate('acme', subId, s.seats, { quantity: 5 });
+        // 5 seats for 20 of 30 days: 30.00, of which the coupon takes 15.00; 15.00 is collected.
+        expect([up.chargeInCents, up.discountInCents, up.payment?.amountInCents]).toEqual([3000, 1500, 1500]);
+        expect(upPreview).toEqual({
+          direction: 'upgrade',
+          chargeInCents: 3000,
+          creditInCents: 0,
+          discountInCents: 1500,
+          periodType: 'prorated',
+        });
+        expect(up.discountLines.map((l) => [l.type, l.kind, l.amountInCents, l.memo, l.periodIndex])).toEqual([
+          ['adjustment', 'coupon', -1500, 'Coupon: HALF - Half off', 0],
+        ]);
+        f.clock.set('2027-04-21T00:00:00Z');
+        const downPreview = await s.allocations.previewAllocation('acme', subId, s.seats, { quantity: 2 });
+        const down = await s.allocations.allocate('acme', subId, s.seats, { quantity: 2 });
+        // 45.00 → 18.00 with 10 of 30 days left: 9.00 undiscounted, but only 4.50 was paid for it.
+        expect([down.creditInCents, down.discountInCents, down.payment]).toEqual([900, 450, null]);
+        expect(downPreview).toMatchObject({ direction: 'downgrade', creditInCents: 900, discountInCents: 450 });
+        expect(await linesFrom(f, subId, 3)).toEqual([
+          ['charge', 'quantity_based_component', 3000, 3000, s.seats],
+          ['adjustment', 'coupon', -1500, 1500, s.seats],
+          ['payment', 'component_proration', 1500, 0, s.seats],
+          ['credit', 'quantity_based_component', -900, -900, s.seats],
+          ['adjustment', 'coupon', 450, -450, s.seats],
+        ]);
+        // The HTTP preview shows the same discount and total as the lines the change then wrote.
+        const view = await s.acme.subscriptions.get(subId);
+        const wire = serializeAllocationPreview(
+          view,
+          [
+            {
+              input: { componentId: s.seats, quantity: 2 },
+              preview: downPreview,
+              component: (await s.acme.components.get(s.seats)).component,
+              previousQuantity: 5,
+            },
+          ],
+          { currency: 'USD', timeZone: 'UTC' },
+        ).allocation_preview;
+        expect([wire.subtotal_in_cents, wire.total_discount_in_cents, wire.total_in_cents]).toEqual([-900, -450, -450]);
+        // Not a use of the coupon: the renewal still discounts by the same rate.
+        expect((await s.acme.subscriptions.get(subId)).subscription.data.couponUses).toEqual(usesBefore);
+        f.clock.set('2027-05-01T00:00:00Z');
+        await f.engine.runDue();
+        // 30.00 + 2 seats 18.00 = 48.00, half off: 24.00, less the 4.50 credit: 19.50 collected.
+        expect(await linesFrom(f, subId, 8)).toEqual([
+          ['charge', 'baseline', 3000, 2550, null],
+          ['charge', 'quantity_based_component', 1800, 4350, s.seats],
+          ['adjustment', 'coupon', -2400, 1950, null],
+          ['payment', null, 1950, 0, null],
+        ]);
+      });
+
+      it('leaves a flat-amount coupon out of mid-period changes, and applies a stacked percentage one alone', async () => {
+        const f = fixture();
+        const s = await setup(f);
+        await s.acme.coupons.create({
+          name: 'Ten',
+          code: 'TEN',
+          amountInCents: 1000,
+          recurring: true,
+          stackable: true,
+          productFamilyId: s.familyId,
+        });
+        await s.acme.coupons.create({
+          name: 'Fifth',
+          code: 'FIFTH',
+          percentage: '20',
+          recurring: true,
+          stackable: true,
+          productFamilyId: s.familyId,
+        });
+        const flatOnly = await couponed(s, 'flat@example.com', ['TEN']);
+        const both = await couponed(s, 'both@example.com', ['TEN', 'FIFTH']);
+        f.clock.set('2027-04-11T00:00:00Z');
+        const flat = await s.allocations.allocate('acme', flatOnly, s.ssl, { quantity: 1 });
+        expect([flat.chargeInCents, flat.discountInCents, flat.discountLines, flat.payment?.amountInCents]).toEqual([
+          1000,
+          0,
+          [],
+          1000,
+        ]);
+        const stacked = await s.allocations.allocate('acme', both, s.ssl, { quantity: 1 });
+        // 15.00 for 20 of 30 days: 10.00, 20% off: 2.00; the flat 10.00 would have taken it all.
+        expect([stacked.chargeInCents, stacked.discountInCents, stacked.payment?.amountInCents]).toEqual([
+          1000, 200, 800,
+        ]);
+        expect(stacked.discountLines.map((l) => [l.amountInCents, l.memo])).toEqual([[-200, 'Coupon: FIFTH']]);
+        expect(await s.allocations.previewAllocation('acme', both, s.ssl, { quantity: 0 })).toMatchObject({
+          creditInCents: 1000,
+          discountInCents: 200,
+        });
+        // In bulk each change is discounted on its own, as its preview says: 3 seats cost 18.00 less
+        // 3.60; SSL off credits 10.00 less 2.00. The payment takes what the balance owes: 6.40.
+        const bulk = await s.allocations.allocateMany('acme', both, [
+          { componentId: s.seats, quantity: 3 },
+          { componentId: s.ssl, quantity: 0 },
+        ]);
+        expect(bulk.allocations.map((a) => [a.chargeInCents, a.creditInCents, a.discountInCents])).toEqual([
+          [1800, 0, 360],
+          [0, 1000, 200],
+        ]);
+        expect(bulk.payment).toMatchObject({ status: 'succeeded', amountInCents: 640 });
+        expect((await s.acme.subscriptions.get(both)).balanceInCents).toBe(0);
+      });
+
+      it('settles a lost answer whose money was taken by its reconciliation, once, and the renewal never collects it again', async () => {
+        const f = fixture();
+        const s = await setup(f);
+        const acme = f.engine.site('acme');
+        f.clock.set('2027-04-11T00:00:00Z');
+        f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'allocation:', charged: true });
+        // Lookups fail too, so the command cannot learn the outcome.
+        f.gateway.setFaults({ seed: 1, lookupFailureRate: 1, keyPrefixes: ['allocation:'] });
+        const lost = await acme.allocations.allocate(s.subId, s.seats, { quantity: 5 });
+        expect(lost.payment?.status).toBe('unknown');
+        const key = [...f.gateway.charges.keys()].find((k) => k.startsWith(`allocation:${s.subId}:${s.seats}:`))!;
+        expect(f.gateway.charges.get(key)?.amountInCents).toBe(3000);
+        // The claim was released with the unknown outcome: the next change collects at once.
+        const ssl = await acme.allocations.allocate(s.subId, s.ssl, { quantity: 1 });
+        expect([ssl.payment?.status, ssl.payment?.amountInCents]).toEqual(['succeeded', 1000]);
+        // The gateway still cannot be asked when the row falls due: the attempt stays open.
+        f.clock.set('2027-04-11T02:00:00Z');
+        await f.engine.runDue();
+        const attemptOf = () => f.storage.transaction((tx) => tx.payments.findByKey(s.siteId, key));
+        expect((await attemptOf())?.status).toBe('unknown');
+        f.gateway.setFaults(undefined);
+        f.clock.set('2027-04-12T00:00:00Z');
+        await f.engine.runDue();
+        expect((await attemptOf())?.status).toBe('succeeded');
+        f.clock.set('2027-05-02T00:00:00Z');
+        await f.engine.runDue();
+        await f.engine.runDue();
+        // Renewal: 30.00 + 5 seats 45.00 + SSL 15.00 = 90.00, nothing owed from before.
+        expect(await linesAfterSignup(f, s.subId)).toEqual([
+          ['charge', 'quantity_based_component', 3000, 3000, s.seats],
+          ['charge', 'on_off_component', 1000, 4000, s.ssl],
+          ['payment', 'component_proration', 1000, 3000, s.ssl],
+          ['payment', 'component_proration', 3000, 0, s.seats],
+          ['charge', 'baseline', 3000, 3000, null],
+          ['charge', 'quantity_based_component', 4500, 7500, s.seats],
+          ['charge', 'on_off_component', 1500, 9000, s.ssl],
+          ['payment', null, 9000, 0, null],
+        ]);
+        const taken = [...f.gateway.charges.values()].map((c) => c.amountInCents);
+        expect(taken.sort((a, b) => a - b)).toEqual([1000, 3000, 3000, 9000]);
+        expect(taken.reduce((a, b) => a + b, 0)).toBe(16_000);
+        const rows = await f.storage.transaction((tx) =>
+          tx.dueWork.pendingFor(s.siteId, lost.payment!.attemptId, ['reconcile_payment']),
+        );
+        expect(rows).toEqual([]);
+        const events = await f.storage.transaction((tx) => tx.outbox.listAfter(s.siteId, 0, 10_000));
+        // One payment_success per payment line: the signup, SSL, the reconciled seats and the renewal.
+        const payments = (await acme.subscriptions.transactions(s.subId)).filter((l) => l.type === 'payment');
+        expect(
+          events
+            .filter((e) => e.key === 'payment_success' && e.subjectId === s.subId)
+            .map((e) => (e.payload.transaction as { id: number }).id),
+        ).toEqual(payments.map((l) => l.id));
+      });
+
+      it('marks a lost answer the gateway never took failed, leaving the charge for the renewal to collect once', async () => {
+        const f = fixture();
+        const s = await setup(f);
+        const acme = f.engine.site('acme');
+        f.clock.set('2027-04-11T00:00:00Z');
+        f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'allocation:', charged: false });
+        f.gateway.setFaults({ seed: 1, lookupFailureRate: 1, keyPrefixes: ['allocation:'] });
+        const lost = await acme.allocations.allocate(s.subId, s.seats, { quantity: 5 });
+        expect(lost.payment?.status).toBe('unknown');
+        const ssl = await acme.allocations.allocate(s.subId, s.ssl, { quantity: 1 });
+        expect([ssl.payment?.status, ssl.payment?.amountInCents]).toEqual(['succeeded', 1000]);
+        f.gateway.setFaults(undefined);
+        f.clock.set('2027-04-12T00:00:00Z');
+        const summary = await f.engine.runDue();
+        expect(summary.failed).toBe(1);
+        // The attempt is no longer open, its row is done, and its failure was recorded once.
+        const open = await f.storage.transaction(async (tx) => ({
+          attempts: await tx.payments.listUnresolved(new Date('2100-01-01'), 10),
+          rows: await tx.dueWork.pendingFor(s.siteId, lost.payment!.attemptId, ['reconcile_payment']),
+        }));
+        expect(open).toEqual({ attempts: [], rows: [] });
+        expect((await acme.subscriptions.get(s.subId)).balanceInCents).toBe(3000);
+        const events = await f.storage.transaction((tx) => tx.outbox.listAfter(s.siteId, 0, 10_000));
+        expect(
+          events
+            .filter((e) => e.key === 'payment_failure')
+            .map((e) => [(e.payload.payment_attempt as { id: number }).id, e.payload.message]),
+        ).toEqual([[lost.payment!.attemptId, 'The gateway has no record of the charge.']]);
+        f.clock.set('2027-05-02T00:00:00Z');
+        await f.engine.runDue();
+        await f.engine.runDue();
+        // Renewal: 90.00 for the new period plus the 30.00 still owed for the seats.
+        expect(await linesAfterSignup(f, s.subId)).toEqual([
+          ['charge', 'quantity_based_component', 3000, 3000, s.seats],
+          ['charge', 'on_off_component', 1000, 4000, s.ssl],
+          ['payment', 'component_proration', 1000, 3000, s.ssl],
+          ['charge', 'baseline', 3000, 6000, null],
+          ['charge', 'quantity_based_component', 4500, 10_500, s.seats],
+          ['charge', 'on_off_component', 1500, 12_000, s.ssl],
+          ['payment', null, 12_000, 0, null],
+        ]);
+        expect([...f.gateway.charges.keys()].some((k) => k.startsWith(`allocation:${s.subId}:${s.seats}:`))).toBe(
+          false,
+        );
+        const taken = [...f.gateway.charges.values()].map((c) => c.amountInCents);
+        expect(taken.sort((a, b) => a - b)).toEqual([1000, 3000, 12_000]);
+        expect(taken.reduce((a, b) => a + b, 0)).toBe(16_000);
+      });
+
+      it('lets one of eight concurrent upgrades charge while its payment is in flight; the others change nothing', async () => {
+        const f = fixture();
+        const s = await setup(f);
+        const slow = slowGateway(f.gateway);
+        const allocations = new AllocationService({ ...s.deps, gateway: slow.gateway });
+        const snapshot = () =>
+          f.storage.transaction(async (tx) => ({
+            lines: await tx.ledger.listForSubscription(s.siteId, s.subId),
+            allocations: await tx.subscriptionComponents.listAllocations(s.siteId, s.subId),
+            outbox: await tx.outbox.listAfter(s.siteId, 0, 10_000),
+          }));
+        const windows = [
+          { at: '2027-04-11T00:00:00Z', quantities: [1, 2, 3, 4, 5, 6, 7, 8] },
+          { at: '2027-04-21T00:00:00Z', quantities: [11, 12, 13, 14, 15, 16, 17, 18] },
+        ];
+        const winners: number[] = [];
+        for (const window of windows) {
+          f.clock.set(window.at);
+          const before = await snapshot();
+          const callsBefore = slow.entered;
+          const gate = slow.hold();
+          let settled = 0;
+          const refused: BillingError[] = [];
+          const runs = window.quantities.map((quantity) =>
+            allocations.allocate('acme', s.subId, s.seats, { quantity }).then(
+              (result) => ({ quantity, result }),
+              (error: unknown) => {
+                settled += 1;
+                slow.bump();
+                refused.push(error as BillingError);
+                return undefined;
+              },
+            ),
+          );
+          // Every request has either reached the gateway (and waits there) or been refused.
+          await slow.until(() => slow.entered - callsBefore + settled >= window.quantities.length);
+          expect(slow.entered - callsBefore).toBe(1);
+          expect(refused.map((e) => [e.code, e.httpStatus])).toEqual(Array(7).fill(['conflict', 409]));
+          // While the one payment is in flight, the refused changes left no trace.
+          const during = await snapshot();
+          expect(during.allocations.slice(0, before.allocations.length)).toEqual(before.allocations);
+          expect(during.allocations.length).toBe(before.allocations.length + 1);
+          expect(during.lines.slice(0, before.lines.length)).toEqual(before.lines);
+          expect(during.lines.slice(before.lines.length).map((l) => l.type)).toEqual(['charge']);
+          expect(during.outbox.slice(before.outbox.length).map((e) => e.key)).toEqual(['component_allocation_change']);
+          gate();
+          const done = (await Promise.all(runs)).filter((r) => r !== undefined);
+          expect(done).toHaveLength(1);
+          expect(done[0]!.result.payment?.status).toBe('succeeded');
+          expect(done[0]!.result.allocation.quantity).toBe(done[0]!.quantity);
+          winners.push(done[0]!.quantity);
+        }
+        expect(slow.maxInFlight).toBe(1);
+        const [first, second] = winners as [number, number];
+        // First window: 20 of 30 days at 9.00 a seat (6.00 a seat); second: 10 of 30 days (3.00 a seat).
+        const charges = [first * 600, (second - first) * 300];
+        expect(await linesAfterSignup(f, s.subId)).toEqual([
+          ['charge', 'quantity_based_component', charges[0], charges[0], s.seats],
+          ['payment', 'component_proration', charges[0], 0, s.seats],
+          ['charge', 'quantity_based_component', charges[1], charges[1], s.seats],
+          ['payment', 'component_proration', charges[1], 0, s.seats],
+        ]);
+        const [row] = await s.allocations.listComponents('acme', s.subId);
+        expect(row?.subscriptionComponent.allocatedQuantity).toBe(second);
+        const collected = [...f.gateway.charges.entries()].filter(([k]) => k.startsWith('allocation:'));
+        expect(collected.map(([, c]) => c.amountInCents)).toEqual(charges);
+        expect(f.gateway.chargeCalls).toBe(3);
       });
     });
 

@@ -360,6 +360,7 @@ describe('allocation serializers', () => {
         direction: charge > 0 ? ('upgrade' as const) : credit > 0 ? ('downgrade' as const) : ('none' as const),
         chargeInCents: charge,
         creditInCents: credit,
+        discountInCents: 0,
         periodType: 'prorated' as const,
       },
       component,
