@@ -4,7 +4,9 @@
  *
  *   migrate --db URL
  *   site create --db URL --subdomain S --currency C [--time-zone Z] [--live] [--json]
- *   serve --db URL [--port P]
+ *   site list|show <subdomain>|rotate-shared-key <subdomain>|rotate-direct <subdomain> --db URL [--json]
+ *   key issue <subdomain> [--name N] | key list <subdomain> | key revoke <subdomain> <keyId>  (--db URL)
+ *   serve --db URL [--port P] [--host ADDRESS]
  *   run-due --db URL [--until INSTANT] [--workers N] [--progress auto|bar|none]
  *   deliver-webhooks --db URL
  *   worker --db URL [--interval MS]
@@ -16,7 +18,13 @@
  */
 import { createRequire } from 'node:module';
 import { serve } from '@hono/node-server';
-import { BillingError, createBillingEngine, type RunDueSummary } from 'billing-engine';
+import {
+  type BillingEngine,
+  BillingError,
+  createBillingEngine,
+  type RunDueSummary,
+  type SiteRecord,
+} from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
 import { ConfigError, parseUntil, readConfig } from './config.js';
@@ -79,9 +87,9 @@ program
     }
   });
 
-program
-  .command('site')
-  .description('Site administration.')
+const siteCommand = program.command('site').description('Site administration: create, list, show, rotate secrets.');
+
+siteCommand
   .command('create')
   .description('Create a site (test mode unless --live) and print its credentials once.')
   .option(...dbOption)
@@ -137,11 +145,199 @@ program
     },
   );
 
+/** Opens the database, migrated, for one admin command, and closes it afterwards. */
+async function withEngine<T>(db: string | undefined, run: (engine: BillingEngine) => Promise<T>): Promise<T> {
+  const { storage } = await openStorage(database(db));
+  const engine = createBillingEngine({ storage });
+  try {
+    await engine.migrate();
+    return await run(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** A site as the CLI shows it: never its shared key. */
+function siteSummary(site: SiteRecord) {
+  return {
+    id: site.id,
+    subdomain: site.subdomain,
+    name: site.name,
+    currency: site.currency,
+    time_zone: site.timeZone,
+    mode: site.mode,
+    created_at: site.createdAt.toISOString(),
+  };
+}
+
+/** Rows as aligned columns under a header. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+function keyId(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError('must be a key id (a whole number) as shown by `key list`.');
+  return n;
+}
+
+siteCommand
+  .command('list')
+  .description('List the sites: subdomain, currency, time zone, mode.')
+  .option(...dbOption)
+  .option('--json', 'print one JSON array', false)
+  .action(async (options: { db?: string; json: boolean }) => {
+    const sites = await withEngine(options.db, (engine) => engine.sites.list());
+    if (options.json) console.log(JSON.stringify(sites.map(siteSummary)));
+    else if (sites.length === 0) console.log('no sites; create one with `site create`');
+    else
+      console.log(
+        table(
+          ['SUBDOMAIN', 'CURRENCY', 'TIME ZONE', 'MODE'],
+          sites.map((s) => [s.subdomain, s.currency, s.timeZone, s.mode]),
+        ),
+      );
+  });
+
+siteCommand
+  .command('show')
+  .description('Show one site and its API keys (never a secret).')
+  .argument('<subdomain>', 'the site subdomain')
+  .option(...dbOption)
+  .option('--json', 'print one JSON object', false)
+  .action(async (subdomain: string, options: { db?: string; json: boolean }) => {
+    const { site, keys } = await withEngine(options.db, async (engine) => ({
+      site: await engine.sites.get(subdomain),
+      keys: await engine.sites.listApiKeys(subdomain),
+    }));
+    const out = { ...siteSummary(site), api_keys: keys.length };
+    if (options.json) console.log(JSON.stringify(out));
+    else {
+      console.log(
+        [
+          `subdomain:  ${out.subdomain}`,
+          `name:       ${out.name}`,
+          `currency:   ${out.currency}`,
+          `time zone:  ${out.time_zone}`,
+          `mode:       ${out.mode}`,
+          `created:    ${out.created_at}`,
+          `api keys:   ${out.api_keys} active (see \`key list ${out.subdomain}\`)`,
+        ].join('\n'),
+      );
+    }
+  });
+
+siteCommand
+  .command('rotate-shared-key')
+  .description('Replace the shared key (webhook signatures, hosted-page tokens) and print the new one once.')
+  .argument('<subdomain>', 'the site subdomain')
+  .option(...dbOption)
+  .option('--json', 'print one JSON object', false)
+  .action(async (subdomain: string, options: { db?: string; json: boolean }) => {
+    const sharedKey = await withEngine(options.db, (engine) => engine.sites.rotateSharedKey(subdomain));
+    if (options.json) console.log(JSON.stringify({ subdomain, shared_key: sharedKey }));
+    else {
+      console.log(`shared key of ${subdomain} replaced; the new key is shown once (the old one no longer signs):`);
+      console.log(`  shared key: ${sharedKey}`);
+    }
+  });
+
+siteCommand
+  .command('rotate-direct')
+  .description('Revoke the direct-post credentials and print new ones once.')
+  .argument('<subdomain>', 'the site subdomain')
+  .option(...dbOption)
+  .option('--json', 'print one JSON object', false)
+  .action(async (subdomain: string, options: { db?: string; json: boolean }) => {
+    const direct = await withEngine(options.db, (engine) => engine.sites.rotateDirectCredentials(subdomain));
+    const out = { api_id: direct.apiId, api_secret: direct.apiSecret, api_password: direct.apiPassword };
+    if (options.json) console.log(JSON.stringify({ subdomain, direct: out }));
+    else {
+      console.log(`direct credentials of ${subdomain} replaced; the new ones are shown once:`);
+      console.log(
+        `  direct api_id:   ${out.api_id}\n  direct secret:   ${out.api_secret}\n  direct password: ${out.api_password}`,
+      );
+    }
+  });
+
+const keyCommand = program.command('key').description("A site's API keys: issue, list, revoke.");
+
+keyCommand
+  .command('issue')
+  .description('Issue a new API key for a site and print it once (only its hash is kept).')
+  .argument('<subdomain>', 'the site subdomain')
+  .option(...dbOption)
+  .option('--name <name>', 'a name to tell the key apart in `key list`', 'api key')
+  .option('--json', 'print one JSON object', false)
+  .action(async (subdomain: string, options: { db?: string; name: string; json: boolean }) => {
+    const issued = await withEngine(options.db, (engine) => engine.sites.createApiKey(subdomain, options.name));
+    if (options.json)
+      console.log(
+        JSON.stringify({ subdomain, id: issued.id, name: options.name, prefix: issued.prefix, api_key: issued.key }),
+      );
+    else {
+      console.log(`api key ${issued.id} (${options.name}) issued for ${subdomain}; it is shown once:`);
+      console.log(`  api key: ${issued.key}`);
+    }
+  });
+
+keyCommand
+  .command('list')
+  .description("List a site's active API keys: id, name, prefix, created (never the key).")
+  .argument('<subdomain>', 'the site subdomain')
+  .option(...dbOption)
+  .option('--json', 'print one JSON array', false)
+  .action(async (subdomain: string, options: { db?: string; json: boolean }) => {
+    const keys = await withEngine(options.db, (engine) => engine.sites.listApiKeys(subdomain));
+    const rows = keys.map((k) => ({ id: k.id, name: k.name, prefix: k.prefix, created_at: k.createdAt.toISOString() }));
+    if (options.json) console.log(JSON.stringify(rows));
+    else if (rows.length === 0)
+      console.log(`${subdomain} has no active API keys; issue one with \`key issue ${subdomain}\``);
+    else
+      console.log(
+        table(
+          ['ID', 'NAME', 'PREFIX', 'CREATED'],
+          rows.map((r) => [String(r.id), r.name, r.prefix, r.created_at]),
+        ),
+      );
+  });
+
+keyCommand
+  .command('revoke')
+  .description("Revoke one of a site's API keys by its id (from `key list`); it stops working at once.")
+  .argument('<subdomain>', 'the site subdomain')
+  .argument('<keyId>', 'the key id, as `key list` shows it', keyId)
+  .option(...dbOption)
+  .action(async (subdomain: string, id: number, options: { db?: string }) => {
+    await withEngine(options.db, async (engine) => {
+      // The site first, so that an unknown site is named as such rather than as an unknown key.
+      await engine.sites.get(subdomain);
+      try {
+        await engine.sites.revokeApiKey(subdomain, id);
+      } catch (error) {
+        if (error instanceof BillingError && error.code === 'not_found')
+          throw new ConfigError(
+            `site '${subdomain}' has no active API key ${id}; \`key list ${subdomain}\` shows its keys.`,
+          );
+        throw error;
+      }
+    });
+    console.log(`api key ${id} of ${subdomain} revoked`);
+  });
+
 program
   .command('serve')
   .description('Serve the Chargify-compatible HTTP API; runs due work and webhook delivery in the background.')
   .option(...dbOption)
   .option('--port <port>', 'port to listen on (default: $PORT or 3000)')
+  .option('--host <address>', 'address to listen on, e.g. 0.0.0.0 in a container (default: $BILLING_HOST or 127.0.0.1)')
   .option('--compat <mode>', "output spellings: 'spec' or 'chargify' (default: $BILLING_COMPAT or spec)")
   .option('--interval <ms>', 'pause between rounds of due work (default: $BILLING_WORK_INTERVAL_MS or 5000)')
   .option(
@@ -149,14 +345,22 @@ program
     'public origin portal links are signed for, as {site}.{domain} (default: $BILLING_PUBLIC_BASE_DOMAIN or http://localhost:{port})',
   )
   .action(
-    async (options: { db?: string; port?: string; compat?: string; interval?: string; publicBaseDomain?: string }) => {
+    async (options: {
+      db?: string;
+      port?: string;
+      host?: string;
+      compat?: string;
+      interval?: string;
+      publicBaseDomain?: string;
+    }) => {
       // Every setting is checked before anything is opened.
       const config = readConfig(
-        ['database', 'port', 'compat', 'workIntervalMs', 'allowLocalWebhooks', 'publicBaseDomain'],
+        ['database', 'port', 'host', 'compat', 'workIntervalMs', 'allowLocalWebhooks', 'publicBaseDomain'],
         {
           ...(options.publicBaseDomain === undefined ? {} : { publicBaseDomain: options.publicBaseDomain }),
           ...(options.db === undefined ? {} : { database: options.db }),
           ...(options.port === undefined ? {} : { port: options.port }),
+          ...(options.host === undefined ? {} : { host: options.host }),
           ...(options.compat === undefined ? {} : { compat: options.compat }),
           ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
         },
@@ -172,9 +376,11 @@ program
       const app = createHttpApp({ engine, compat, portalLinks: { baseDomain } });
       let timer: ReturnType<typeof setInterval> | undefined;
       let running: Promise<unknown> = Promise.resolve();
-      const server = serve({ fetch: app.fetch, port: config.port, hostname: '127.0.0.1' }, (info) => {
-        console.log(`billing-engine on http://127.0.0.1:${info.port} (${describe}, compat ${compat})`);
-        if (demo) console.log(demoInstructions(demo, info.port));
+      const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+        console.log(`billing-engine on http://${urlHost(config.host)}:${info.port} (${describe}, compat ${compat})`);
+        // The demo's curl lines need an address to connect to: loopback when every address is bound.
+        const reachable = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : urlHost(config.host);
+        if (demo) console.log(demoInstructions(demo, info.port, reachable));
         // Due work (renewals, retries, notices) runs every few seconds; one run at a time.
         timer = setInterval(() => {
           running = running
@@ -193,13 +399,15 @@ program
       server.once('error', (error: NodeJS.ErrnoException) => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
-        const where = `port ${config.port} on 127.0.0.1`;
+        const where = `port ${config.port} on ${config.host}`;
         const message =
           error.code === 'EADDRINUSE'
             ? `${where} is already in use; stop the process using it or choose another port with --port or PORT.`
             : error.code === 'EACCES'
               ? `no permission to listen on ${where}; choose a port above 1023 with --port or PORT.`
-              : `cannot listen on ${where}: ${error.message}`;
+              : error.code === 'EADDRNOTAVAIL'
+                ? `${config.host} is not an address of this machine; choose another with --host or BILLING_HOST (0.0.0.0 for every address).`
+                : `cannot listen on ${where}: ${error.message}`;
         fail(message);
         void engine.close();
       });
@@ -371,6 +579,11 @@ program
       await storage.close();
     }
   });
+
+/** An address as it goes in a URL: an IPv6 literal in brackets. */
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
 
 /** An operator error: one line on stderr and a non-zero exit, no stack trace. */
 function fail(message: string): void {

@@ -5,6 +5,7 @@
  * A bad value is a {@link ConfigError} whose message is one line saying what is wrong and what
  * is accepted. README.md ("Configuration") documents the same table.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** A bad setting; the CLI prints its message as one line and exits non-zero. */
@@ -15,6 +16,9 @@ export class ConfigError extends Error {
 /** Where the CLI keeps data when no database is named: embedded SQLite in the working directory. */
 export const DEFAULT_DATABASE = './data/billing.sqlite';
 
+/** Where `serve` listens when no address is named: loopback only. */
+export const DEFAULT_HOST = '127.0.0.1';
+
 export type Compat = 'spec' | 'chargify';
 
 /** The validated settings. */
@@ -23,6 +27,8 @@ export interface Config {
   readonly database: string;
   /** Port `serve` listens on. */
   readonly port: number;
+  /** Address `serve` binds: an IPv4 or IPv6 literal, or `localhost`; loopback by default. */
+  readonly host: string;
   /** Output spellings of the HTTP API. */
   readonly compat: Compat;
   /** Pause between rounds of due work and webhook delivery in `serve` and `worker`, in ms. */
@@ -67,6 +73,19 @@ export const SETTINGS: { readonly [K in SettingName]: Setting<Config[K]> } = {
     fallback: 3000,
     expects: 'a port number from 0 to 65535',
     schema: wholeNumber(0, 65_535),
+  },
+  host: {
+    env: 'BILLING_HOST',
+    flag: '--host',
+    fallback: DEFAULT_HOST,
+    expects: 'an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::) or localhost',
+    schema: z
+      .string()
+      .trim()
+      // A bracketed IPv6 literal, as in a URL, is taken without its brackets.
+      .transform((v) => (/^\[.*\]$/.test(v) ? v.slice(1, -1) : v))
+      .refine((v) => v.toLowerCase() === 'localhost' || isIP(v) !== 0)
+      .transform((v) => (v.toLowerCase() === 'localhost' ? 'localhost' : v)),
   },
   compat: {
     env: 'BILLING_COMPAT',

@@ -42,8 +42,8 @@ export async function createDemoSite(engine: BillingEngine): Promise<CreatedSite
 }
 
 /** Ready-to-paste commands for the demo site. */
-export function demoInstructions(created: CreatedSite, port: number): string {
-  const base = `http://127.0.0.1:${port}`;
+export function demoInstructions(created: CreatedSite, port: number, host = '127.0.0.1'): string {
+  const base = `http://${host}:${port}`;
   const auth = `-u '${created.apiKey}:x' -H 'Host: acme.localhost'`;
   return [
     `Demo site 'acme' created. These credentials are shown once:`,

@@ -64,6 +64,35 @@ function rateLimited(retryAfterSeconds: number): HttpProblem {
   return new HttpProblem(429, [RATE_LIMITED_MESSAGE], { 'retry-after': String(retryAfterSeconds) });
 }
 
+/** The hint sent with a 401 whose Host names no site. */
+export const HOST_HINT = 'the site comes from the first label of the Host header, e.g. Host: acme.localhost';
+
+/**
+ * Whether a Host header has a label before a domain to name a site by: `acme.localhost` does;
+ * none at all, `localhost` and address literals (`127.0.0.1`, `[::1]`) do not.
+ */
+function hasSiteLabel(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.trim().toLowerCase().replace(/:\d*$/, '');
+  if (name.startsWith('[') || /^[\d.]+$/.test(name)) return false;
+  return siteFromHost(host) !== undefined && name.includes('.');
+}
+
+/** The body of `GET /`: how to call the API, with a curl line for the port the request came to. */
+function usage(host: string | undefined) {
+  const port = /:(\d{1,5})$/.exec(host?.trim() ?? '')?.[1];
+  const origin = `http://127.0.0.1${port === undefined ? '' : `:${port}`}`;
+  return {
+    service: 'billing-engine',
+    how_to_call: [
+      'The site is the first label of the Host header: Host: acme.localhost is the site acme.',
+      'The API key is the HTTP Basic user; the password is anything (e.g. x).',
+      'Paths end in .json, e.g. /product_families.json, /subscriptions.json.',
+    ],
+    example: `curl -u "$API_KEY:x" -H 'Host: acme.localhost' ${origin}/product_families.json`,
+  };
+}
+
 /**
  * The main JSON API of the spec as a Hono app over a billing engine: routing only, with the wire
  * layer reading bodies and writing responses. The site is the first label of `Host`; HTTP Basic
@@ -103,6 +132,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     ...(addressLimits === undefined ? {} : { addressLimits }),
   });
 
+  // The one unauthenticated page of the main API: how to call it.
+  app.get('/', (c) => sendJson(200, usage(c.req.header('host'))));
+
   app.use('*', async (c, next) => {
     // An address that has spent its failed authentications is refused before its key is looked at.
     const wait = addressLimits?.blocked(c);
@@ -117,9 +149,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
         throw new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
       site = await engine.authenticate(subdomain, apiKey);
     } catch (error) {
-      if (addressLimits !== undefined && error instanceof BillingError && error.code === 'unauthorized') {
+      const denied = error instanceof BillingError && error.code === 'unauthorized';
+      if (addressLimits !== undefined && denied) {
         const failedWait = addressLimits.failed(c);
         if (failedWait !== undefined) throw rateLimited(failedWait);
+      }
+      // The body stays the service's exact text (clients compare it); a Host without a site label
+      // gets a header saying where the site comes from, since a right key on it is still a 401.
+      if (denied && !hasSiteLabel(c.req.header('host'))) {
+        return sendError(serializeError(error), { 'x-billing-hint': HOST_HINT });
       }
       throw error;
     }
@@ -129,7 +167,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
       // Hashed so that the limiter's map never holds a usable key; only worked out when limiting.
       c.set('caller', createHash('sha256').update(`${site.subdomain}\u0000${apiKey}`).digest('hex'));
     }
-    await next();
+    return next();
   });
 
   if (limits !== undefined) {

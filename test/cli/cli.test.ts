@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createBillingEngine, ManualClock } from 'billing-engine';
 import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { closePostgresTestServer, POSTGRES_URL, postgresTestServer } from '../support/postgres.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'billing-cli-'));
@@ -32,6 +33,7 @@ function cliWith(env: Record<string, string>, ...args: string[]) {
         BILLING_WORK_INTERVAL_MS: '',
         BILLING_ALLOW_LOCAL_WEBHOOKS: '',
         BILLING_PUBLIC_BASE_DOMAIN: '',
+        BILLING_HOST: '',
         ...env,
       },
     },
@@ -297,4 +299,204 @@ describe('admin CLI operator errors', () => {
       `BILLING_ALLOW_LOCAL_WEBHOOKS="yes" is not valid: expected '1' or 'true' to allow, '0' or 'false' to refuse.`,
     );
   }, 120_000);
+});
+
+/** Runs `key`/`site` admin commands on `database` and checks what they do through the engine. */
+async function manageSiteAndKeys(database: string, open: () => ReturnType<typeof createBillingEngine>) {
+  const created = JSON.parse(
+    cli('site', 'create', '--db', database, '--subdomain', 'keys', '--currency', 'usd', '--json').out,
+  ) as { api_key: string; shared_key: string; direct: { api_id: string; api_password: string } };
+  expect(cli('site', 'create', '--db', database, '--subdomain', 'other', '--currency', 'EUR', '--live').code).toBe(0);
+
+  const listed = cli('site', 'list', '--db', database);
+  expect(listed.code).toBe(0);
+  expect(listed.out.split('\n').map((line) => line.split(/\s+/).filter(Boolean))).toEqual([
+    ['SUBDOMAIN', 'CURRENCY', 'TIME', 'ZONE', 'MODE'],
+    ['keys', 'USD', 'UTC', 'test'],
+    ['other', 'EUR', 'UTC', 'live'],
+    [],
+  ]);
+  const listedJson = JSON.parse(cli('site', 'list', '--db', database, '--json').out) as Record<string, unknown>[];
+  expect(
+    listedJson.map(({ subdomain, currency, time_zone, mode }) => ({ subdomain, currency, time_zone, mode })),
+  ).toEqual([
+    { subdomain: 'keys', currency: 'USD', time_zone: 'UTC', mode: 'test' },
+    { subdomain: 'other', currency: 'EUR', time_zone: 'UTC', mode: 'live' },
+  ]);
+  const shown = cli('site', 'show', 'keys', '--db', database, '--json');
+  expect(shown.code).toBe(0);
+  expect(JSON.parse(shown.out)).toMatchObject({ subdomain: 'keys', currency: 'USD', mode: 'test', api_keys: 1 });
+  // No command that reads a site prints a secret.
+  expect(listed.out + shown.out + cli('site', 'show', 'keys', '--db', database).out).not.toContain(created.shared_key);
+
+  const issued = JSON.parse(cli('key', 'issue', 'keys', '--db', database, '--name', 'ci', '--json').out) as {
+    id: number;
+    api_key: string;
+    prefix: string;
+  };
+  expect(issued.api_key.startsWith(issued.prefix)).toBe(true);
+  const keyList = cli('key', 'list', 'keys', '--db', database, '--json');
+  expect(keyList.code).toBe(0);
+  const keys = JSON.parse(keyList.out) as { id: number; name: string; prefix: string; created_at: string }[];
+  expect(keys.map((k) => [k.name, k.prefix.length > 0, Number.isNaN(Date.parse(k.created_at))])).toEqual([
+    ['default', true, false],
+    ['ci', true, false],
+  ]);
+  expect(keys[1]?.id).toBe(issued.id);
+  const keyTable = cli('key', 'list', 'keys', '--db', database).out;
+  expect(keyTable).toContain(issued.prefix);
+  for (const out of [keyList.out, keyTable]) {
+    expect(out).not.toContain(issued.api_key);
+    expect(out).not.toContain(created.api_key);
+  }
+
+  let engine = open();
+  try {
+    expect((await engine.authenticate('keys', issued.api_key)).subdomain).toBe('keys');
+  } finally {
+    await engine.close();
+  }
+
+  expect(cli('key', 'revoke', 'keys', String(issued.id), '--db', database)).toMatchObject({
+    code: 0,
+    out: `api key ${issued.id} of keys revoked\n`,
+  });
+  // Revoking again, an id of no key, or a key of another site: one line, exit 1.
+  expectOneLineError(
+    cli('key', 'revoke', 'keys', String(issued.id), '--db', database),
+    `site 'keys' has no active API key ${issued.id}; \`key list keys\` shows its keys.`,
+  );
+  expectOneLineError(
+    cli('key', 'revoke', 'other', String(keys[0]?.id), '--db', database),
+    `site 'other' has no active API key ${keys[0]?.id}; \`key list other\` shows its keys.`,
+  );
+  expectOneLineError(cli('key', 'issue', 'nosuch', '--db', database), "Site 'nosuch' not found.");
+  expectOneLineError(cli('key', 'revoke', 'nosuch', '1', '--db', database), "Site 'nosuch' not found.");
+  expectOneLineError(cli('site', 'show', 'nosuch', '--db', database), "Site 'nosuch' not found.");
+  expectOneLineError(cli('site', 'rotate-direct', 'nosuch', '--db', database), "Site 'nosuch' not found.");
+
+  const shared = JSON.parse(cli('site', 'rotate-shared-key', 'keys', '--db', database, '--json').out) as {
+    shared_key: string;
+  };
+  const direct = JSON.parse(cli('site', 'rotate-direct', 'keys', '--db', database, '--json').out) as {
+    direct: { api_id: string; api_secret: string; api_password: string };
+  };
+  expect(shared.shared_key).not.toBe(created.shared_key);
+  expect(direct.direct.api_id).not.toBe(created.direct.api_id);
+
+  engine = open();
+  try {
+    await expect(engine.authenticate('keys', issued.api_key)).rejects.toMatchObject({ code: 'unauthorized' });
+    // The key the site was created with is untouched by revoking another.
+    expect((await engine.authenticate('keys', created.api_key)).subdomain).toBe('keys');
+    expect((await engine.sites.get('keys')).sharedKey).toBe(shared.shared_key);
+    const now = await engine.sites.authenticateDirect(direct.direct.api_id, direct.direct.api_password);
+    expect(now).toMatchObject({ apiId: direct.direct.api_id, apiSecret: direct.direct.api_secret });
+    await expect(
+      engine.sites.authenticateDirect(created.direct.api_id, created.direct.api_password),
+    ).rejects.toMatchObject({ code: 'unauthorized' });
+  } finally {
+    await engine.close();
+  }
+  expect(JSON.parse(cli('key', 'list', 'keys', '--db', database, '--json').out)).toHaveLength(1);
+}
+
+// Sites and keys from the CLI: a lost key is a new key, not a new database.
+describe('admin CLI: sites and keys', () => {
+  const own = mkdtempSync(join(tmpdir(), 'billing-cli-keys-'));
+  afterAll(() => rmSync(own, { recursive: true, force: true }));
+
+  it('lists and shows sites, issues, lists and revokes keys, and rotates secrets on SQLite', async () => {
+    const file = join(own, 'keys.sqlite');
+    await manageSiteAndKeys(file, () => createBillingEngine({ storage: createSqliteStorage({ database: file }) }));
+  }, 240_000);
+
+  it('refuses a key id that is not a number before opening anything', () => {
+    const result = cli('key', 'revoke', 'keys', 'abc', '--db', join(own, 'never.sqlite'));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("error: command-argument value 'abc' is invalid for argument 'keyId'.");
+  }, 90_000);
+});
+
+if (POSTGRES_URL === undefined) {
+  console.log('admin CLI on Postgres: skipped, BILLING_TEST_POSTGRES_URL is not set (the CLI takes a postgres:// URL)');
+}
+
+describe.skipIf(POSTGRES_URL === undefined)('admin CLI: sites and keys on Postgres', () => {
+  afterAll(() => closePostgresTestServer());
+
+  it('does the same on a Postgres schema of its own', async () => {
+    const server = await postgresTestServer();
+    const schema = await server.newSchema();
+    // The schema goes in the URL as the connection's startup options, as an operator could.
+    const url = new URL(POSTGRES_URL ?? '');
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const pg = (await import('pg')).default;
+    const { createPostgresStorage } = await import('billing-engine/adapters/postgres');
+    await manageSiteAndKeys(url.toString(), () =>
+      createBillingEngine({ storage: createPostgresStorage({ pool: new pg.Pool(server.poolConfig(schema)) }) }),
+    );
+    // The commands wrote to that schema, not elsewhere.
+    const rows = await server.query<{ subdomain: string }>(
+      `select subdomain from ${pg.escapeIdentifier(schema)}.sites order by id`,
+    );
+    expect(rows.rows.map((r) => r.subdomain)).toEqual(['keys', 'other']);
+  }, 240_000);
+});
+
+// `serve --host`: the address it binds, loopback unless told otherwise.
+describe('admin CLI: serve --host', () => {
+  it('listens on the address given and not on the default loopback address', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(root, 'bin/billing-engine.ts'),
+        'serve',
+        '--db',
+        ':memory:',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.2',
+      ],
+      { cwd: root, env: { ...process.env, DATABASE_URL: '', PORT: '', BILLING_HOST: '' } },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    try {
+      const port = await new Promise<number | undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), 60_000);
+        child.stdout.on('data', () => {
+          const match = /billing-engine on http:\/\/127\.0\.0\.2:(\d+) /.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(Number(match[1]));
+          }
+        });
+      });
+      expect(port, out).toBeGreaterThan(0);
+      const root = await fetch(`http://127.0.0.2:${port}/`);
+      expect(root.status).toBe(200);
+      expect(((await root.json()) as { service: string }).service).toBe('billing-engine');
+      await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.on('exit', resolve));
+    }
+  }, 90_000);
+
+  it('refuses a BILLING_HOST or --host that is not an address', () => {
+    expectOneLineError(
+      cliWith({ BILLING_HOST: 'example.com' }, 'serve', '--db', ':memory:'),
+      'BILLING_HOST="example.com" is not valid: expected an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::) or localhost.',
+    );
+    expectOneLineError(
+      cli('serve', '--db', ':memory:', '--host', '0.0.0.0:80'),
+      '--host "0.0.0.0:80" is not valid: expected an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::) or localhost.',
+    );
+  }, 90_000);
 });

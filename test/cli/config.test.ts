@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_DATABASE, parseUntil, readConfig, SETTINGS } from '../../bin/config.js';
+import { ConfigError, DEFAULT_DATABASE, DEFAULT_HOST, parseUntil, readConfig, SETTINGS } from '../../bin/config.js';
 
 const all = ['database', 'port', 'compat', 'workIntervalMs', 'allowLocalWebhooks'] as const;
 
@@ -52,6 +52,7 @@ describe('CLI configuration', () => {
     expect(Object.values(SETTINGS).map((s) => s.env)).toEqual([
       'DATABASE_URL',
       'PORT',
+      'BILLING_HOST',
       'BILLING_COMPAT',
       'BILLING_WORK_INTERVAL_MS',
       'BILLING_ALLOW_LOCAL_WEBHOOKS',
@@ -110,6 +111,32 @@ describe('CLI configuration: the portal link origin', () => {
       new ConfigError(
         'BILLING_PUBLIC_BASE_DOMAIN="evil.com/path?x" is not valid: expected a domain (billing.example.com) or an origin (https://billing.example.com).',
       ),
+    );
+  });
+});
+
+describe('CLI configuration: the address serve binds', () => {
+  const expects = 'expected an IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::) or localhost.';
+
+  it('is loopback by default, and takes an IPv4 or IPv6 literal or localhost, a flag over the variable', () => {
+    expect(DEFAULT_HOST).toBe('127.0.0.1');
+    expect(readConfig(['host'], {}, {})).toEqual({ host: '127.0.0.1' });
+    expect(readConfig(['host'], {}, { BILLING_HOST: '' })).toEqual({ host: '127.0.0.1' });
+    expect(readConfig(['host'], {}, { BILLING_HOST: '0.0.0.0' })).toEqual({ host: '0.0.0.0' });
+    expect(readConfig(['host'], {}, { BILLING_HOST: ' :: ' })).toEqual({ host: '::' });
+    expect(readConfig(['host'], {}, { BILLING_HOST: '[::1]' })).toEqual({ host: '::1' });
+    expect(readConfig(['host'], {}, { BILLING_HOST: 'LocalHost' })).toEqual({ host: 'localhost' });
+    expect(readConfig(['host'], { host: '10.1.2.3' }, { BILLING_HOST: '0.0.0.0' })).toEqual({ host: '10.1.2.3' });
+  });
+
+  it('refuses names, ports and malformed addresses in one line', () => {
+    for (const bad of ['example.com', '0.0.0.0:3000', '256.1.1.1', '::g', 'http://0.0.0.0', '*']) {
+      expect(() => readConfig(['host'], {}, { BILLING_HOST: bad }), bad).toThrow(
+        new ConfigError(`BILLING_HOST=${JSON.stringify(bad)} is not valid: ${expects}`),
+      );
+    }
+    expect(() => readConfig(['host'], { host: 'all' }, {})).toThrow(
+      new ConfigError(`--host "all" is not valid: ${expects}`),
     );
   });
 });

@@ -4,15 +4,16 @@ import { seedCatalog, signupBody, useHttpFixture } from './support/http-fixture.
 
 const DENIED = 'HTTP Basic: Access denied.\n';
 
+/** The service's plain-text 401, byte for byte (clients compare it). */
+function expectDenied(reply: { status: number; headers: Record<string, unknown>; text: string }) {
+  expect(reply.status).toBe(401);
+  expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
+  expect(reply.text).toBe(DENIED);
+  expect(Buffer.byteLength(reply.text)).toBe(27);
+}
+
 describe('HTTP auth', () => {
   const http = useHttpFixture();
-
-  const expectDenied = (reply: { status: number; headers: Record<string, unknown>; text: string }) => {
-    expect(reply.status).toBe(401);
-    expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
-    expect(reply.text).toBe(DENIED);
-    expect(Buffer.byteLength(reply.text)).toBe(27);
-  };
 
   it('answers a request without Authorization with the plain-text 401', async () => {
     expectDenied(await http().as('acme', { path: '/product_families.json', key: null }));
@@ -120,5 +121,54 @@ describe('HTTP tenancy', () => {
     expect(reply.status).toBe(404);
     await expect(http().engine.site('acme').catalog.getProduct('x')).rejects.toMatchObject({ code: 'not_found' });
     await expect(http().engine.site('globex').catalog.getProduct('x')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('HTTP auth: telling a caller how to reach a site', () => {
+  const http = useHttpFixture();
+  const HINT = 'the site comes from the first label of the Host header, e.g. Host: acme.localhost';
+
+  it('answers a right key on a Host without a site label with the same 401 body, a challenge and a hint', async () => {
+    for (const host of [`localhost:${http().port}`, `127.0.0.1:${http().port}`, `[::1]:${http().port}`]) {
+      const reply = await http().as('acme', { path: '/product_families.json', host });
+      expectDenied(reply);
+      expect(reply.headers['www-authenticate'], host).toBe('Basic realm="Application"');
+      expect(reply.headers['x-billing-hint'], host).toBe(HINT);
+    }
+  });
+
+  it('gives no hint when the Host names a site, even an unknown one or with a wrong key', async () => {
+    for (const request of [
+      { path: '/product_families.json', host: `nosuch.localhost:${http().port}` },
+      { path: '/product_families.json', key: 'wrong-key' },
+    ]) {
+      const reply = await http().as('acme', request);
+      expectDenied(reply);
+      expect(reply.headers['www-authenticate']).toBe('Basic realm="Application"');
+      expect(reply.headers['x-billing-hint']).toBeUndefined();
+    }
+  });
+
+  it('answers GET / without credentials with how to call the API and a curl line', async () => {
+    const reply = await http().raw({ path: '/', headers: { host: `127.0.0.1:${http().port}` } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = reply.json<{ how_to_call: string[]; example: string }>();
+    expect(body.how_to_call.join(' ')).toContain('first label of the Host header');
+    expect(body.how_to_call.join(' ')).toContain('HTTP Basic user');
+    expect(body.example).toBe(
+      `curl -u "$API_KEY:x" -H 'Host: acme.localhost' http://127.0.0.1:${http().port}/product_families.json`,
+    );
+    // The curl line works as printed, with the site's key.
+    const followed = await http().raw({
+      path: '/product_families.json',
+      headers: { host: 'acme.localhost', authorization: basic(http().keys.acme, 'x') },
+    });
+    expect(followed.status).toBe(200);
+  });
+
+  it('still checks the key on every other path', async () => {
+    expectDenied(await http().as('acme', { path: '/product_families.json', key: null }));
+    expect((await http().raw({ method: 'POST', path: '/', headers: { host: 'acme.localhost' } })).status).toBe(401);
   });
 });

@@ -779,4 +779,42 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
       session.close();
     }
   }, 120_000);
+
+  it('GET /: the public how-to answers any host, key and query with its JSON, never 5xx, and changes nothing', async () => {
+    const f = http();
+    const { own, other, session } = await worlds(f);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          often<HostChoice>('own', 'other', 'unknown'),
+          fc.constantFrom(undefined, own.apiKey, other.apiKey, 'wrong'),
+          fc.array(fc.constantFrom(...HOSTILE_SEGMENTS, 'a=1', 'x'), { maxLength: 3 }),
+          async (host, key, query) => {
+            const request: RawRequest = {
+              method: 'GET',
+              path: query.length === 0 ? '/' : `/?${query.join('&')}`,
+              headers: {
+                host: pageHost(f, own, other, host),
+                ...(key === undefined ? {} : { authorization: basic(key) }),
+              },
+            };
+            await session.send(request, (reply) => {
+              const label = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 200)}`;
+              // A query with text no database can store is refused like any other request.
+              if (reply.status === 422) {
+                expectServiceError(reply, label);
+                return { rejected: true };
+              }
+              expect(reply.status, label).toBe(200);
+              expect(reply.headers['content-type'], label).toBe(JSON_TYPE);
+              return { rejected: true };
+            });
+          },
+        ),
+        fuzzParameters(5307, 40),
+      );
+    } finally {
+      session.close();
+    }
+  }, 120_000);
 });

@@ -473,6 +473,18 @@ const DIRECT_AND_HOSTED: Readonly<Record<string, CaseBuilder>> = {
       refusedRedirect: redirectRefused,
     },
   ],
+  // The public how-to at the root: it names no site's records, so it shows nothing of B's and changes nothing.
+  'GET /': (f, a) => [
+    {
+      name: "the root on A's host with A's key",
+      request: {
+        method: 'GET',
+        path: '/',
+        headers: { host: `${a.site}.localhost:${f.port}`, authorization: basic(a.apiKey, 'x') },
+      },
+      expect: [200],
+    },
+  ],
   'GET /api/v2/calls/:id': (f, a, b) => [
     {
       name: "A's direct credentials, B's call",
@@ -679,6 +691,7 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
     // credentials are not API keys; their wrong-credential cases are in the direct-post and hosted tests).
     const api = appRoutes(f.app).filter(
       (route) =>
+        route.key !== 'GET /' &&
         !route.key.includes(' /api/v2/') &&
         !route.key.includes(' /update_payment/') &&
         !(route.key.includes(' /portal/') && !route.key.includes(' /portal/customers/')),

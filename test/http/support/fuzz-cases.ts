@@ -398,7 +398,15 @@ export const HOSTED_ROUTES: readonly string[] = [
   'ALL /portal/*',
 ];
 
+/** The public route that needs no site or key (the how-to at the root), fuzzed beside the hosted pages. */
+export const PUBLIC_ROUTES: readonly string[] = ['GET /'];
+
 /** Every route key the fuzz tests cover. */
 export function fuzzedRouteKeys(): string[] {
-  return [...Object.values(API_FAMILIES).flatMap((family) => Object.keys(family)), ...DIRECT_ROUTES, ...HOSTED_ROUTES];
+  return [
+    ...Object.values(API_FAMILIES).flatMap((family) => Object.keys(family)),
+    ...DIRECT_ROUTES,
+    ...HOSTED_ROUTES,
+    ...PUBLIC_ROUTES,
+  ];
 }
