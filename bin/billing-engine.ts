@@ -19,9 +19,11 @@
 import { createRequire } from 'node:module';
 import { serve } from '@hono/node-server';
 import {
+  addRunDueSummaries,
   type BillingEngine,
   BillingError,
   createBillingEngine,
+  NO_DUE_WORK,
   type RunDueSummary,
   type SiteRecord,
 } from 'billing-engine';
@@ -61,17 +63,6 @@ function progressMode(value: string): ProgressMode {
   if (value === 'auto' || value === 'bar' || value === 'none') return value;
   throw new InvalidArgumentError("must be 'auto', 'bar' or 'none'.");
 }
-
-const NO_WORK: RunDueSummary = {
-  processed: 0,
-  notices: 0,
-  scans: 0,
-  renewed: 0,
-  recovered: 0,
-  declined: 0,
-  failed: 0,
-  errors: 0,
-};
 
 program
   .command('migrate')
@@ -447,7 +438,7 @@ program
       // Each worker's latest counts; the bar shows their sum. On SQLite a run never yields to
       // timers, so the bar is redrawn from the callback; the timer keeps time and rate moving
       // while a Postgres run waits.
-      const latest: RunDueSummary[] = Array.from({ length: options.workers }, () => NO_WORK);
+      const latest: RunDueSummary[] = Array.from({ length: options.workers }, () => NO_DUE_WORK);
       const ticker = bar === undefined ? undefined : setInterval(() => bar.tick(), 250);
       let runs: RunDueSummary[];
       try {
@@ -472,17 +463,7 @@ program
       } finally {
         clearInterval(ticker);
       }
-      const total = runs.reduce(
-        (sum, r) => ({
-          processed: sum.processed + r.processed,
-          renewed: sum.renewed + r.renewed,
-          recovered: sum.recovered + r.recovered,
-          declined: sum.declined + r.declined,
-          failed: sum.failed + r.failed,
-          errors: sum.errors + r.errors,
-        }),
-        { processed: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 },
-      );
+      const total = runs.reduce(addRunDueSummaries, NO_DUE_WORK);
       bar?.finish(total);
       const seconds = (Date.now() - started) / 1000;
       console.log(

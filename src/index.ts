@@ -129,6 +129,7 @@ export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
 export type { PreviewResult } from './services/preview.js';
 export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
 export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';
+export { addRunDueSummaries, NO_DUE_WORK } from './services/renewal-service.js';
 export {
   type ApiKeySummary,
   type CreatedSite,

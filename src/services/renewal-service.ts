@@ -55,8 +55,20 @@ export interface RunDueSummary {
   readonly errors: number;
 }
 
-/** The counts of two runs together. */
-function addSummaries(a: RunDueSummary, b: RunDueSummary): RunDueSummary {
+/** A run that did nothing: the start of a sum of runs. */
+export const NO_DUE_WORK: RunDueSummary = Object.freeze({
+  processed: 0,
+  notices: 0,
+  scans: 0,
+  renewed: 0,
+  recovered: 0,
+  declined: 0,
+  failed: 0,
+  errors: 0,
+});
+
+/** The counts of two runs together (for example of several workers: `runs.reduce(addRunDueSummaries, NO_DUE_WORK)`). */
+export function addRunDueSummaries(a: RunDueSummary, b: RunDueSummary): RunDueSummary {
   return {
     processed: a.processed + b.processed,
     notices: a.notices + b.notices,
@@ -152,9 +164,9 @@ export class RenewalService {
         ...(left === undefined ? {} : { limit: left }),
         ...(options.onProgress === undefined
           ? {}
-          : { onProgress: (s) => options.onProgress!(addSummaries(before, s)) }),
+          : { onProgress: (s) => options.onProgress!(addRunDueSummaries(before, s)) }),
       });
-      summary = addSummaries(summary, more);
+      summary = addRunDueSummaries(summary, more);
     }
     return summary;
   }
