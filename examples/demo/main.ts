@@ -41,8 +41,22 @@ console.log(
   `subscription ${signup.subscription.id} for ${signup.customer.firstName} is ${signup.subscription.state}; card ${signup.paymentProfile?.cardType} ending ${signup.paymentProfile?.lastFour}`,
 );
 
-// A price change makes version 2; the subscriber stays on version 1.
-await acme.catalog.updateProduct(pro.product.id, { priceInCents: 3900 });
+// A price change makes version 2: new subscribers pay the new price, the existing one stays on version 1.
+const repriced = await acme.catalog.updateProduct(pro.product.id, { priceInCents: 3900 });
+console.log(
+  `price change: product ${repriced.product.handle} v${repriced.version.version} is ${toMajorString(repriced.version.terms.priceInCents, site.currency)} per month for new subscribers`,
+);
+const later = await acme.subscriptions.create({
+  productHandle: 'pro',
+  customer: { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', reference: 'grace-1' },
+  creditCard: { fullNumber: '5555 5555 5555 4444', expirationMonth: '12', expirationYear: 2030 },
+});
+for (const id of [signup.subscription.id, later.subscription.id]) {
+  const { subscription, product, customer } = await acme.subscriptions.get(id);
+  console.log(
+    `  ${customer.firstName} is on v${subscription.productVersion} at ${toMajorString(product.version.terms.priceInCents, site.currency)}`,
+  );
+}
 
 for (let month = 1; month <= 4; month++) {
   clock.advance({ days: 31 });
@@ -50,15 +64,19 @@ for (let month = 1; month <= 4; month++) {
   console.log(`${clock.now().toISOString().slice(0, 10)}: runDue renewed ${done.renewed}, declined ${done.declined}`);
 }
 
-const view = await acme.subscriptions.get(signup.subscription.id);
-console.log(`\nledger of subscription ${view.subscription.id} (product v${view.subscription.productVersion}):`);
-console.log('  date        type      amount    balance  memo');
-for (const line of await acme.subscriptions.transactions(view.subscription.id)) {
+for (const id of [signup.subscription.id, later.subscription.id]) {
+  const view = await acme.subscriptions.get(id);
   console.log(
-    `  ${line.createdAt.toISOString().slice(0, 10)}  ${line.type.padEnd(8)} ${toMajorString(line.amountInCents, site.currency).padStart(7)}  ${toMajorString(line.endingBalanceInCents, site.currency).padStart(8)}  ${line.memo}`,
+    `\nledger of subscription ${view.subscription.id}, ${view.customer.firstName} (product v${view.subscription.productVersion}):`,
+  );
+  console.log('  date        type      amount    balance  memo');
+  for (const line of await acme.subscriptions.transactions(view.subscription.id)) {
+    console.log(
+      `  ${line.createdAt.toISOString().slice(0, 10)}  ${line.type.padEnd(8)} ${toMajorString(line.amountInCents, site.currency).padStart(7)}  ${toMajorString(line.endingBalanceInCents, site.currency).padStart(8)}  ${line.memo}`,
+    );
+  }
+  console.log(
+    `balance ${toMajorString(view.balanceInCents, site.currency)}; next renewal ${view.subscription.currentPeriodEndsAt.toISOString()}`,
   );
 }
-console.log(
-  `\nbalance ${toMajorString(view.balanceInCents, site.currency)}; next renewal ${view.subscription.currentPeriodEndsAt.toISOString()}`,
-);
 await engine.close();

@@ -110,17 +110,15 @@ describe('admin CLI', () => {
     );
     const sim = cli('simulate', '--subscriptions', '20', '--months', '2');
     expect(sim.code).toBe(0);
-    // 20 customers; every tenth card declines after signup, so dunning churns 2 of them (customers
-    // 9 and 19). Declines: 3 each (the failed renewal and the site's 2 retries, a day apart, then
-    // the final action cancels) = 6. Renewals: the other 18 renew twice each in two months (basic:
-    // Feb 1 and Mar 1; team: at the end of its 14-day trial, Jan 15, and Feb 15) = 36.
-    // The count was 7 while runDue processed a claimed batch in order regardless of what the batch
-    // scheduled: jumping the clock 30 days, customer 19's renewal:20:2 (Mar 1) was claimed with
-    // dunning:20:1:1 (Feb 2) and charged before dunning:20:1:2 (Feb 3), scheduled by that retry,
-    // ran and cancelled. runDue now hands a subject's later batch items back after work that
-    // reschedules it, so a jump gives what small steps give.
+    // 20 customers, billed to Mar 1. Every tenth card declines after signup, so dunning churns 2
+    // of them (customers 9 and 19): 3 declines each (the failed charge and the site's 2 retries, a
+    // day apart, then the final action cancels). Customers 4 and 14 decline their Feb 1 renewal once
+    // and the first retry collects it (2 declines, 2 recoveries, and a recovery is not a renewal).
+    // Renewals: the other 16 renew twice each (Basic: Feb 1 and Mar 1; Team: at the end of its
+    // 14-day trial, Jan 15, and Feb 15) = 32, plus the Mar 1 renewals of customers 4 and 14 = 34.
+    // The month-by-month table follows the summary line.
     expect(sim.out).toMatch(
-      /^20 subscriptions over 2 months: 36 renewals, 6 declines, revenue [\d.]+ USD, 2 churned, 18 active/,
+      /^20 subscriptions over 2 months: 34 renewals, 8 declines, revenue [\d.]+ USD, 2 churned, 18 active/,
     );
     expect(cli('run-due', '--db', db, '--until', 'not-a-date').code).not.toBe(0);
   }, 120_000);

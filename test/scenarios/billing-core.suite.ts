@@ -416,5 +416,67 @@ export function billingCoreScenarios(harness: StorageHarness): void {
         { numRuns: harness.name === 'memory' ? 40 : 4 },
       );
     }, 120_000);
+
+    it('for any mix of product and seat-quantity changes in one period, the period bills the segment formula', async () => {
+      const prices: Record<string, number> = { a: 1000, b: 2500, c: 4000 };
+      const SEAT = 200;
+      const change = fc.oneof(
+        fc.record({ kind: fc.constant('product' as const), target: fc.constantFrom('a', 'b', 'c') }),
+        fc.record({ kind: fc.constant('seats' as const), quantity: fc.integer({ min: 0, max: 6 }) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.integer({ min: 1, max: PERIOD / 3_600_000 - 1 }), { minLength: 1, maxLength: 5 }),
+          fc.array(change, { minLength: 5, maxLength: 5 }),
+          fc.integer({ min: 0, max: 4 }),
+          fc.boolean(),
+          async (hours, steps, initialSeats, coupon) => {
+            const f = await fixture();
+            const acme = f.engine.site('acme');
+            const seats = (await acme.components.list()).find((c) => c.component.handle === 'seats');
+            const seatsId = seats?.component.id ?? 0;
+            const { subscription } = await signup(f, {
+              ...(coupon ? { couponCode: 'HALF' } : {}),
+              ...(initialSeats > 0 ? { components: [{ componentId: seatsId, allocatedQuantity: initialSeats }] } : {}),
+            });
+            // Segments of the period: [start in ms, product, seats].
+            const segments: [number, string, number][] = [[0, 'a', initialSeats]];
+            for (const [i, hour] of [...hours].sort((x, y) => x - y).entries()) {
+              const step = steps[i]!;
+              const [, product, quantity] = segments.at(-1)!;
+              f.clock.set(new Date(APRIL + hour * 3_600_000));
+              const before = await periodNet(f, subscription.id, 0);
+              if (step.kind === 'product') {
+                if (step.target === product) continue;
+                await acme.subscriptions.migrate(subscription.id, { productHandle: step.target, preservePeriod: true });
+                segments.push([hour * 3_600_000, step.target, quantity]);
+              } else {
+                if (step.quantity === quantity) continue;
+                await acme.allocations.allocate(subscription.id, seatsId, {
+                  quantity: step.quantity,
+                  upgradeCharge: 'prorated',
+                  downgradeCredit: 'prorated',
+                });
+                segments.push([hour * 3_600_000, product, step.quantity]);
+              }
+              // No change credits more than the period's billing so far.
+              expect(await periodNet(f, subscription.id, 0)).toBeGreaterThanOrEqual(0);
+              expect(before).toBeGreaterThanOrEqual(0);
+            }
+            const rate = coupon ? 0.5 : 1;
+            let formula = 0;
+            for (const [i, [from, handle, quantity]] of segments.entries()) {
+              const to = segments[i + 1]?.[0] ?? PERIOD;
+              formula += ((prices[handle]! + SEAT * quantity) * rate * (to - from)) / PERIOD;
+            }
+            const net = await periodNet(f, subscription.id, 0);
+            expect(Math.abs(net - formula)).toBeLessThanOrEqual(2 * segments.length);
+            await (harness.destroy ? harness.destroy(f.storage) : f.storage.close());
+            open.splice(open.indexOf(f.storage), 1);
+          },
+        ),
+        { numRuns: harness.name === 'memory' ? 40 : 4 },
+      );
+    }, 180_000);
   });
 }
