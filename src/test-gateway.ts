@@ -171,6 +171,18 @@ export function createTestGateway(options: TestGatewayOptions = {}): TestGateway
 
   const nextId = (prefix: string) => `${prefix}_${String(++sequence).padStart(6, '0')}`;
 
+  const refundsByKey = new Map<string, RefundResult>();
+  const refundOnce = async (request: RefundRequest): Promise<RefundResult> => {
+    const charge = [...charges.values()].find((c) => c.transactionId === request.chargeTransactionId);
+    if (!charge) return { outcome: 'failure', message: 'Bogus Gateway: unknown transaction' };
+    const already = refunded.get(request.chargeTransactionId) ?? 0;
+    if (already + request.amountInCents > charge.amountInCents) {
+      return { outcome: 'failure', message: 'Bogus Gateway: refund exceeds the charge' };
+    }
+    refunded.set(request.chargeTransactionId, already + request.amountInCents);
+    return { outcome: 'success', transactionId: nextId('rf') };
+  };
+
   return {
     name,
     supportsRefunds: true,
@@ -254,14 +266,12 @@ export function createTestGateway(options: TestGatewayOptions = {}): TestGateway
       return answer({ outcome: 'success', transactionId: take() }, true);
     },
     async refund(request: RefundRequest): Promise<RefundResult> {
-      const charge = [...charges.values()].find((c) => c.transactionId === request.chargeTransactionId);
-      if (!charge) return { outcome: 'failure', message: 'Bogus Gateway: unknown transaction' };
-      const already = refunded.get(request.chargeTransactionId) ?? 0;
-      if (already + request.amountInCents > charge.amountInCents) {
-        return { outcome: 'failure', message: 'Bogus Gateway: refund exceeds the charge' };
-      }
-      refunded.set(request.chargeTransactionId, already + request.amountInCents);
-      return { outcome: 'success', transactionId: nextId('rf') };
+      // Idempotent by key, as a real gateway is: a replayed refund gets the first answer and moves no more money.
+      const replay = refundsByKey.get(request.idempotencyKey);
+      if (replay) return replay;
+      const result = await refundOnce(request);
+      if (result.outcome === 'success') refundsByKey.set(request.idempotencyKey, result);
+      return result;
     },
     async lookup(idempotencyKey: string) {
       if (faults !== undefined && faults.lookupFailureRate > 0 && faultable(idempotencyKey)) {
