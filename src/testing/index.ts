@@ -1,6 +1,6 @@
 /**
  * `billing-engine/testing`: what adapter authors and engine users need to test against the engine:
- * the storage conformance suite and the manual clock.
+ * the storage conformance suite, the payment gateway contract and the manual clock.
  */
 export { ManualClock } from 'billing-engine';
 export {
@@ -9,3 +9,11 @@ export {
   type StorageHarness,
   type TestFunction,
 } from './conformance/index.js';
+export {
+  type ContractCard,
+  type ContractFault,
+  type GatewayContractApi,
+  type GatewayContractHarness,
+  type GatewayUnderTest,
+  runGatewayContract,
+} from './gateway-contract.js';

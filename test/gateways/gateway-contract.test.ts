@@ -1,8 +1,8 @@
 import { createTestGateway, ManualClock } from 'billing-engine';
+import { runGatewayContract } from 'billing-engine/testing';
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createStripeGateway } from '../../gateways/stripe/index.js';
 import { startFakeStripe } from '../support/fake-stripe/fake-stripe.js';
-import { runGatewayContract } from './gateway-contract.js';
 
 const api = { describe, it, beforeEach, afterEach };
 const INTENTS = /^POST \/v1\/payment_intents$/;

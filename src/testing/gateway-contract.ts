@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import type { ChargeRequest, PaymentGateway } from 'billing-engine';
 
 /**
- * The gateway port's contract: what the engine relies on from every payment gateway. Written like
- * the storage conformance suite (runner passed in, `node:assert`), so it can ship in
- * `billing-engine/testing` as it is.
+ * The gateway port's contract: what the engine relies on from every payment gateway (success,
+ * decline, authentication required, retryable errors, lost answers with and without money taken,
+ * lookup by key, refunds over and under, idempotent replays). Like the storage conformance suite,
+ * the test runner is passed in and the checks use `node:assert`, so it runs under any runner.
  */
 export interface GatewayContractApi {
   readonly describe: (name: string, fn: () => void) => void;
