@@ -6,16 +6,17 @@
  *   site create --db URL --subdomain S --currency C [--time-zone Z] [--live] [--json]
  *   site list|show <subdomain>|rotate-shared-key <subdomain>|rotate-direct <subdomain> --db URL [--json]
  *   key issue <subdomain> [--name N] | key list <subdomain> | key revoke <subdomain> <keyId>  (--db URL)
- *   serve --db URL [--port P] [--host ADDRESS]
+ *   serve --db URL [--port P] [--host ADDRESS] [--batch-size N]   (also /healthz, /readyz, /metrics)
  *   run-due --db URL [--until INSTANT] [--workers N] [--progress auto|bar|none]
  *   deliver-webhooks --db URL
- *   worker --db URL [--interval MS]
+ *   worker --db URL [--interval MS] [--batch-size N] [--metrics-port P]
  *   simulate [--db URL] [--subscriptions N] [--months N]
  *
  * `--db` takes a SQLite file path (default ./data/billing.sqlite) or a postgres:// URL; the
  * environment variable DATABASE_URL is used when it is not given. Every setting is read and
  * validated in ./config.ts (README.md, "Configuration"); storage drivers load only when needed.
  */
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { serve } from '@hono/node-server';
 import {
@@ -26,10 +27,17 @@ import {
   NO_DUE_WORK,
   type RunDueSummary,
   type SiteRecord,
+  type Storage,
 } from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
-import { ConfigError, parseUntil, readConfig } from './config.js';
+import { createOpsApp, type MetricsAccess } from '../examples/http/ops/http-ops.js';
+import { instrumentGateway } from '../examples/http/ops/instrumented-gateway.js';
+import { createLogger } from '../examples/http/ops/logger.js';
+import { createOpsMetrics, type OpsMetrics } from '../examples/http/ops/metrics.js';
+import { exitGracefullyOnSignals } from '../examples/http/ops/shutdown.js';
+import { startWorkLoop, type WorkLoop } from '../examples/http/ops/work-loop.js';
+import { type Config, ConfigError, parseUntil, readConfig } from './config.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
 import { ProgressBar, sumCounts } from './progress-bar.js';
 import { simulate } from './simulate.js';
@@ -325,12 +333,15 @@ keyCommand
 
 program
   .command('serve')
-  .description('Serve the Chargify-compatible HTTP API; runs due work and webhook delivery in the background.')
+  .description(
+    'Serve the Chargify-compatible HTTP API with /healthz, /readyz and /metrics; runs due work and webhook delivery in the background; on SIGTERM or SIGINT, finish in-flight requests and work and exit.',
+  )
   .option(...dbOption)
   .option('--port <port>', 'port to listen on (default: $PORT or 3000)')
   .option('--host <address>', 'address to listen on, e.g. 0.0.0.0 in a container (default: $BILLING_HOST or 127.0.0.1)')
   .option('--compat <mode>', "output spellings: 'spec' or 'chargify' (default: $BILLING_COMPAT or spec)")
   .option('--interval <ms>', 'pause between rounds of due work (default: $BILLING_WORK_INTERVAL_MS or 5000)')
+  .option('--batch-size <n>', 'due-work items per round (default: $BILLING_WORK_BATCH_SIZE or 100)')
   .option(
     '--public-base-domain <domain>',
     'public origin portal links are signed for, as {site}.{domain} (default: $BILLING_PUBLIC_BASE_DOMAIN or http://localhost:{port})',
@@ -342,11 +353,25 @@ program
       host?: string;
       compat?: string;
       interval?: string;
+      batchSize?: string;
       publicBaseDomain?: string;
     }) => {
       // Every setting is checked before anything is opened.
       const config = readConfig(
-        ['database', 'port', 'host', 'compat', 'workIntervalMs', 'allowLocalWebhooks', 'publicBaseDomain'],
+        [
+          'database',
+          'port',
+          'host',
+          'compat',
+          'workIntervalMs',
+          'workBatchSize',
+          'allowLocalWebhooks',
+          'publicBaseDomain',
+          'logLevel',
+          'logFormat',
+          'metricsToken',
+          'shutdownTimeoutMs',
+        ],
         {
           ...(options.publicBaseDomain === undefined ? {} : { publicBaseDomain: options.publicBaseDomain }),
           ...(options.db === undefined ? {} : { database: options.db }),
@@ -354,42 +379,61 @@ program
           ...(options.host === undefined ? {} : { host: options.host }),
           ...(options.compat === undefined ? {} : { compat: options.compat }),
           ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
+          ...(options.batchSize === undefined ? {} : { workBatchSize: options.batchSize }),
         },
       );
+      const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'serve' } });
       const { storage, describe } = await openStorage(config.database);
-      // Loopback receivers on any port only when asked, for local development (never for live sites).
-      const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: config.allowLocalWebhooks } });
+      const metrics = createOpsMetrics({ processMetrics: true });
+      const engine = instrumentedEngine(storage, metrics, config.allowLocalWebhooks);
       await engine.migrate();
       const compat = config.compat;
       const demo = (await engine.sites.list()).length === 0 ? await createDemoSite(engine) : undefined;
       // Portal links are signed for the configured public origin, never for a request's Host.
       const baseDomain = config.publicBaseDomain === '' ? `http://localhost:${config.port}` : config.publicBaseDomain;
-      const app = createHttpApp({ engine, compat, portalLinks: { baseDomain } });
-      let timer: ReturnType<typeof setInterval> | undefined;
-      let running: Promise<unknown> = Promise.resolve();
+      let draining = false;
+      const app = createHttpApp({
+        engine,
+        compat,
+        portalLinks: { baseDomain },
+        ops: { metrics, logger, metricsAccess: metricsAccessFor(config), draining: () => draining },
+      });
+      let work: WorkLoop | undefined;
       const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-        console.log(`billing-engine on http://${urlHost(config.host)}:${info.port} (${describe}, compat ${compat})`);
+        logger.info(
+          { url: `http://${urlHost(config.host)}:${info.port}`, storage: describe, compat },
+          `billing-engine on http://${urlHost(config.host)}:${info.port} (${describe}, compat ${compat})`,
+        );
         // The demo's curl lines need an address to connect to: loopback when every address is bound.
+        // They are the command's output for a person (credentials shown once), not a log line.
         const reachable = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : urlHost(config.host);
         if (demo) console.log(demoInstructions(demo, info.port, reachable));
-        // Due work (renewals, retries, notices) runs every few seconds; one run at a time.
-        timer = setInterval(() => {
-          running = running
-            .then(() => engine.runDue())
-            .then(() => engine.deliverWebhooks())
-            .catch((error: unknown) => console.error('due work failed:', error));
-        }, config.workIntervalMs);
-      });
-      const stop = () => {
-        clearInterval(timer);
-        server.close(() => {
-          void running.finally(() => engine.close());
+        // Due work (renewals, retries, notices) and webhook delivery run in rounds in the background.
+        work = startWorkLoop(engine, {
+          intervalMs: config.workIntervalMs,
+          batchSize: config.workBatchSize,
+          metrics,
+          logger,
+          pauseFirst: true,
         });
-      };
+      }) as Server;
+      const removeHandlers = exitGracefullyOnSignals(
+        async () => {
+          // Stop accepting, let in-flight requests and the current round finish, then close storage.
+          await Promise.all([closeServer(server), work?.stop()]);
+          await engine.close();
+        },
+        {
+          logger,
+          timeoutMs: config.shutdownTimeoutMs,
+          onSignal: () => {
+            draining = true;
+          },
+        },
+      );
       // Listening fails after serve() returns: a port in use or not ours to take is one line and exit 1.
       server.once('error', (error: NodeJS.ErrnoException) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
+        removeHandlers();
         const where = `port ${config.port} on ${config.host}`;
         const message =
           error.code === 'EADDRINUSE'
@@ -402,8 +446,6 @@ program
         fail(message);
         void engine.close();
       });
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
     },
   );
 
@@ -501,46 +543,84 @@ program
 
 program
   .command('worker')
-  .description('Run due work and webhook delivery continuously; on SIGTERM or SIGINT, finish in-flight work and exit.')
+  .description(
+    'Run due work and webhook delivery continuously; on SIGTERM or SIGINT, finish the current batch and exit.',
+  )
   .option(...dbOption)
   .option('--interval <ms>', 'pause between rounds when idle (default: $BILLING_WORK_INTERVAL_MS or 5000)')
-  .action(async (options: { db?: string; interval?: string }) => {
-    const config = readConfig(['database', 'workIntervalMs', 'allowLocalWebhooks'], {
-      ...(options.db === undefined ? {} : { database: options.db }),
-      ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
-    });
+  .option('--batch-size <n>', 'due-work items per round (default: $BILLING_WORK_BATCH_SIZE or 100)')
+  .option(
+    '--metrics-port <port>',
+    'serve /healthz, /readyz and /metrics on this port, at $BILLING_HOST (default: $BILLING_METRICS_PORT, else none)',
+  )
+  .action(async (options: { db?: string; interval?: string; batchSize?: string; metricsPort?: string }) => {
+    const config = readConfig(
+      [
+        'database',
+        'host',
+        'workIntervalMs',
+        'workBatchSize',
+        'allowLocalWebhooks',
+        'logLevel',
+        'logFormat',
+        'metricsToken',
+        'metricsPort',
+        'shutdownTimeoutMs',
+      ],
+      {
+        ...(options.db === undefined ? {} : { database: options.db }),
+        ...(options.interval === undefined ? {} : { workIntervalMs: options.interval }),
+        ...(options.batchSize === undefined ? {} : { workBatchSize: options.batchSize }),
+        ...(options.metricsPort === undefined ? {} : { metricsPort: options.metricsPort }),
+      },
+    );
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'worker' } });
     const { storage, describe } = await openStorage(config.database);
-    const engine = createBillingEngine({ storage, webhooks: { allowLocalReceivers: config.allowLocalWebhooks } });
+    const metrics = createOpsMetrics({ processMetrics: true });
+    const engine = instrumentedEngine(storage, metrics, config.allowLocalWebhooks);
     await engine.migrate();
-    let stopping = false;
-    let wake: (() => void) | undefined;
-    const stop = () => {
-      stopping = true;
-      wake?.();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    console.log(`worker on ${describe}`);
-    while (!stopping) {
-      const due = await engine.runDue();
-      const sent = await engine.deliverWebhooks();
-      if (due.processed + sent.processed > 0) {
-        console.log(
-          `renewed ${due.renewed}, declined ${due.declined}, errors ${due.errors}; webhooks delivered ${sent.delivered}, retried ${sent.retried}`,
+    let draining = false;
+    let opsServer: Server | undefined;
+    if (config.metricsPort !== undefined) {
+      const ops = createOpsApp(engine, {
+        metrics,
+        logger,
+        metricsAccess: metricsAccessFor(config),
+        draining: () => draining,
+      });
+      opsServer = serve({ fetch: ops.fetch, port: config.metricsPort, hostname: config.host }, (info) => {
+        logger.info(
+          { url: `http://${urlHost(config.host)}:${info.port}` },
+          `worker metrics on http://${urlHost(config.host)}:${info.port}/metrics`,
         );
-        continue;
-      }
-      // A referenced timer: it is what keeps an idle worker alive until the next round or a signal.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, config.workIntervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+      }) as Server;
+      opsServer.once('error', (error: NodeJS.ErrnoException) => {
+        fail(`cannot serve worker metrics on port ${config.metricsPort} on ${config.host}: ${error.message}`);
+        process.exit(1);
       });
     }
-    await engine.close();
-    console.log('worker stopped cleanly');
+    logger.info({ storage: describe }, `worker on ${describe}`);
+    const work = startWorkLoop(engine, {
+      intervalMs: config.workIntervalMs,
+      batchSize: config.workBatchSize,
+      metrics,
+      logger,
+    });
+    exitGracefullyOnSignals(
+      async () => {
+        await work.stop();
+        if (opsServer !== undefined) await closeServer(opsServer);
+        await engine.close();
+      },
+      {
+        logger,
+        timeoutMs: config.shutdownTimeoutMs,
+        stoppedMessage: 'worker stopped cleanly',
+        onSignal: () => {
+          draining = true;
+        },
+      },
+    );
   });
 
 program
@@ -560,6 +640,55 @@ program
       await storage.close();
     }
   });
+
+/**
+ * An engine whose gateway is the engine's own (what `createBillingEngine` chooses for this
+ * storage) wrapped to count and time every call in `metrics`.
+ */
+function instrumentedEngine(storage: Storage, metrics: OpsMetrics, allowLocalReceivers: boolean): BillingEngine {
+  const webhooks = { allowLocalReceivers };
+  const gateway = createBillingEngine({ storage, webhooks }).gateway;
+  return createBillingEngine({ storage, webhooks, gateway: instrumentGateway(gateway, metrics) });
+}
+
+/** Whether an address only this machine reaches. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/**
+ * Who may read /metrics: with BILLING_METRICS_TOKEN, callers that send it; without one, anyone
+ * on a loopback-bound server, and no one on a server bound beyond loopback (403 saying to set it).
+ */
+function metricsAccessFor(config: Pick<Config, 'host' | 'metricsToken'>): MetricsAccess {
+  if (config.metricsToken !== '') return { kind: 'token', token: config.metricsToken };
+  if (isLoopback(config.host)) return { kind: 'open' };
+  return {
+    kind: 'closed',
+    reason:
+      'Metrics are served beyond loopback only with a token: set BILLING_METRICS_TOKEN and send it as a Bearer token.',
+  };
+}
+
+/**
+ * Stops accepting connections and resolves once the in-flight requests have been answered. Idle
+ * keep-alive connections are closed as they go idle, so that a client holding one open cannot
+ * hold the shutdown up; connections with a request in progress are left to finish.
+ */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close((error) => {
+      clearInterval(sweep);
+      if (error) reject(error);
+      else resolve();
+    });
+  });
+}
 
 /** An address as it goes in a URL: an IPv6 literal in brackets. */
 function urlHost(host: string): string {

@@ -7,6 +7,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { LOG_LEVELS, type LogFormat, type LogLevel } from '../examples/http/ops/logger.js';
 
 /** A bad setting; the CLI prints its message as one line and exits non-zero. */
 export class ConfigError extends Error {
@@ -40,6 +41,18 @@ export interface Config {
    * such as `https://billing.example.com`); empty means `http://localhost:{port}`.
    */
   readonly publicBaseDomain: string;
+  /** The least severe log level written (`silent` writes none). */
+  readonly logLevel: LogLevel;
+  /** `json`, `pretty` (human-readable) or `auto` (pretty on a terminal, JSON otherwise). */
+  readonly logFormat: LogFormat;
+  /** The Bearer token `/metrics` requires; empty means none (then metrics are loopback-only). */
+  readonly metricsToken: string;
+  /** The port the worker serves `/healthz`, `/readyz` and `/metrics` on; undefined serves none. */
+  readonly metricsPort: number | undefined;
+  /** Due-work items per round: a shutdown waits for at most one round. */
+  readonly workBatchSize: number;
+  /** How long a shutdown may wait for in-flight requests and work before the process exits anyway. */
+  readonly shutdownTimeoutMs: number;
 }
 
 export type SettingName = keyof Config;
@@ -51,12 +64,17 @@ interface Setting<T> {
   /** What is accepted, for the error message. */
   readonly expects: string;
   readonly schema: z.ZodType<T, string>;
+  /** A secret: a bad value is named but never echoed. */
+  readonly secret?: boolean;
 }
 
 const wholeNumber = (min: number, max: number) =>
   z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(min).max(max));
 
 export const MIN_WORK_INTERVAL_MS = 10;
+
+/** The shortest metrics token accepted: a guessable token is no protection. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
 
 /** Every setting: its one environment variable, its flag, its default and what it accepts. */
 export const SETTINGS: { readonly [K in SettingName]: Setting<Config[K]> } = {
@@ -122,6 +140,52 @@ export const SETTINGS: { readonly [K in SettingName]: Setting<Config[K]> } = {
       .trim()
       .regex(/^(https?:\/\/)?[a-z0-9.-]+(:\d{1,5})?$/i),
   },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    fallback: 'info',
+    expects: LOG_LEVELS.map((level) => `'${level}'`).join(', '),
+    schema: z.string().trim().toLowerCase().pipe(z.enum(LOG_LEVELS)),
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    fallback: 'auto',
+    expects: "'auto' (pretty on a terminal, JSON otherwise), 'json' or 'pretty'",
+    schema: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['auto', 'json', 'pretty'])),
+  },
+  metricsToken: {
+    env: 'BILLING_METRICS_TOKEN',
+    fallback: '',
+    secret: true,
+    expects: `a token of at least ${MIN_METRICS_TOKEN_LENGTH} characters without spaces (e.g. from openssl rand -hex 32)`,
+    schema: z
+      .string()
+      .trim()
+      .regex(new RegExp(`^\\S{${MIN_METRICS_TOKEN_LENGTH},}$`)),
+  },
+  metricsPort: {
+    env: 'BILLING_METRICS_PORT',
+    flag: '--metrics-port',
+    fallback: undefined,
+    expects: 'a port number from 0 to 65535',
+    schema: wholeNumber(0, 65_535),
+  },
+  workBatchSize: {
+    env: 'BILLING_WORK_BATCH_SIZE',
+    flag: '--batch-size',
+    fallback: 100,
+    expects: 'a whole number of items from 1 to 100000',
+    schema: wholeNumber(1, 100_000),
+  },
+  shutdownTimeoutMs: {
+    env: 'BILLING_SHUTDOWN_TIMEOUT_MS',
+    fallback: 30_000,
+    expects: 'a whole number of milliseconds from 0 to 3600000',
+    schema: wholeNumber(0, 3_600_000),
+  },
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -138,7 +202,8 @@ function readOne<K extends SettingName>(name: K, flagValue: string | undefined, 
   if (raw === undefined) return setting.fallback;
   const parsed = setting.schema.safeParse(raw);
   if (!parsed.success) {
-    const given = source.startsWith('--') ? `${source} ${JSON.stringify(raw)}` : `${source}=${JSON.stringify(raw)}`;
+    const shown = setting.secret === true ? '(hidden)' : JSON.stringify(raw);
+    const given = source.startsWith('--') ? `${source} ${shown}` : `${source}=${shown}`;
     throw new ConfigError(`${given} is not valid: expected ${setting.expects}.`);
   }
   return parsed.data;

@@ -5,6 +5,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { type AddressRateLimitOptions, createAddressLimits } from './address-limits.js';
 import { apiKeyFromAuthorization } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
+import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
+import { type HttpOpsOptions, metricsFor, registerOpsRoutes, requestIdOf, requestMiddleware } from './ops/http-ops.js';
+import { engineBacklog } from './ops/metrics.js';
 import { refuseUnstorableUrlText, requireJsonWrites } from './request-guards.js';
 import { directPostFor, registerDirectRoutes } from './routes/direct-routes.js';
 import { type HostedRoutesOptions, registerHostedRoutes } from './routes/hosted-routes.js';
@@ -45,8 +48,17 @@ export interface HttpAppOptions {
   readonly portalLinks?: PortalLinkRoutesOptions;
   /** Options of the hosted pages (card update page, billing portal). */
   readonly hosted?: Omit<HostedRoutesOptions, 'logError' | 'addressLimits'>;
-  /** Where unexpected (non-BillingError) failures are reported; default `console.error`. */
+  /**
+   * Where unexpected (non-BillingError) failures are reported; default the `ops.logger` (with the
+   * request id), or `console.error` without one.
+   */
   readonly logError?: (error: unknown, request: Request) => void;
+  /**
+   * Operations: the metrics `/metrics` serves (default a registry of this app's own), the logger
+   * of one line per request (default none), who may read `/metrics`, and whether the process is
+   * draining (see ops/http-ops.ts). `/healthz`, `/readyz` and `/metrics` are always served.
+   */
+  readonly ops?: HttpOpsOptions;
 }
 
 /** The default request body limit: 1 MiB. */
@@ -110,11 +122,19 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   const limits = options.rateLimit === false ? undefined : createTokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT);
   const addressOptions = options.addressRateLimit ?? (options.rateLimit === false ? false : {});
   const addressLimits = addressOptions === false ? undefined : createAddressLimits(addressOptions);
+  const metrics = metricsFor(options.ops);
+  metrics.readBacklogFrom(engineBacklog(engine));
+  const logger = options.ops?.logger;
   const logError =
     options.logError ??
-    ((error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error));
+    (logger === undefined
+      ? (error: unknown, request: Request) => console.error(`${request.method} ${request.url}`, error)
+      : (error: unknown, request: Request) =>
+          logger.error({ err: error, request_id: requestIdOf(request), method: request.method }, 'unexpected failure'));
 
   const app = new Hono<HttpAppEnv>();
+  // First of all: the request id, the request counted and timed, and its log line.
+  app.use('*', requestMiddleware(metrics, logger));
 
   // Before the key middleware: direct posts authenticate by signature or direct credentials, not an API key.
   // Direct posts keep their own limits (per address and per api_id); `rateLimit: false` turns
@@ -134,6 +154,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
 
   // The one unauthenticated page of the main API: how to call it.
   app.get('/', (c) => sendJson(200, usage(c.req.header('host'))));
+  // Health, readiness and metrics: no site, no key (metrics may need a token of their own).
+  registerOpsRoutes(app, engine, { ...options.ops, metrics });
+  registerOpenApiRoutes(app);
 
   app.use('*', async (c, next) => {
     // An address that has spent its failed authentications is refused before its key is looked at.

@@ -57,6 +57,12 @@ describe('CLI configuration', () => {
       'BILLING_WORK_INTERVAL_MS',
       'BILLING_ALLOW_LOCAL_WEBHOOKS',
       'BILLING_PUBLIC_BASE_DOMAIN',
+      'LOG_LEVEL',
+      'LOG_FORMAT',
+      'BILLING_METRICS_TOKEN',
+      'BILLING_METRICS_PORT',
+      'BILLING_WORK_BATCH_SIZE',
+      'BILLING_SHUTDOWN_TIMEOUT_MS',
     ]);
   });
 

@@ -16,7 +16,8 @@
  * B's keys, secrets, referral code and call id are searched for too. A string the request itself
  * sent may be echoed back (an id or a handle in a "not found"); nothing else of B's may appear.
  */
-import { buildSecureFields, createPortalLink, hostedPageToken } from 'billing-engine';
+import { createPortalLink } from 'billing-engine';
+import { buildSecureFields, hostedPageToken } from 'billing-engine/chargify';
 import { describe, expect, it } from 'vitest';
 import { basic, type HttpReply, type RawRequest } from './support/client.js';
 import {
@@ -485,6 +486,23 @@ const DIRECT_AND_HOSTED: Readonly<Record<string, CaseBuilder>> = {
       expect: [200],
     },
   ],
+  // The operations routes (health, readiness, metrics): no site's records, counts by route pattern only.
+  ...Object.fromEntries(
+    ['/healthz', '/readyz', '/metrics'].map((path): [string, CaseBuilder] => [
+      `GET ${path}`,
+      (f, a) => [
+        {
+          name: `${path} on A's host with A's key`,
+          request: {
+            method: 'GET',
+            path,
+            headers: { host: `${a.site}.localhost:${f.port}`, authorization: basic(a.apiKey, 'x') },
+          },
+          expect: [200],
+        },
+      ],
+    ]),
+  ),
   'GET /api/v2/calls/:id': (f, a, b) => [
     {
       name: "A's direct credentials, B's call",
@@ -692,6 +710,7 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
     const api = appRoutes(f.app).filter(
       (route) =>
         route.key !== 'GET /' &&
+        !['GET /healthz', 'GET /readyz', 'GET /metrics'].includes(route.key) &&
         !route.key.includes(' /api/v2/') &&
         !route.key.includes(' /update_payment/') &&
         !(route.key.includes(' /portal/') && !route.key.includes(' /portal/customers/')),

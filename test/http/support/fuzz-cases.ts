@@ -398,8 +398,11 @@ export const HOSTED_ROUTES: readonly string[] = [
   'ALL /portal/*',
 ];
 
-/** The public route that needs no site or key (the how-to at the root), fuzzed beside the hosted pages. */
-export const PUBLIC_ROUTES: readonly string[] = ['GET /'];
+/**
+ * The public routes that need no site or key: the how-to at the root, fuzzed beside the hosted
+ * pages, and the operations routes (health, readiness, metrics; see test/http/ops-*.test.ts).
+ */
+export const PUBLIC_ROUTES: readonly string[] = ['GET /', 'GET /healthz', 'GET /readyz', 'GET /metrics'];
 
 /** Every route key the fuzz tests cover. */
 export function fuzzedRouteKeys(): string[] {
