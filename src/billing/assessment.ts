@@ -42,9 +42,11 @@ export interface BilledLine {
  * - A charge, credit or prorated adjustment of an {@link IN_ADVANCE_KINDS} kind posted at `t`
  *   covers `[t, periodEnd)`: its unused share is `amount × (periodEnd − at) / (periodEnd − t)`
  *   (all of it when `t >= at`).
- * - A coupon adjustment discounts everything posted with it (same instant): setup fees and metered
- *   usage too. Only its share of the in-advance charges posted with it is prorated, in proportion
- *   `inAdvance / allCharges` of that posting.
+ * - A coupon adjustment discounts everything posted with it (same instant) that is billed at list
+ *   price: the charges (setup fees and metered usage too) and the credits of a component decrease
+ *   (a positive coupon line takes back the discount on what is credited). Only its share of the
+ *   in-advance lines posted with it is prorated, in proportion `inAdvance / discounted` of that
+ *   posting. A prorated adjustment is already net of discounts and is never discounted again.
  * - Everything else (setup fees, metered usage billed in arrears, one-time charges, payments,
  *   refunds) is not time-based and is never owed back.
  */
@@ -53,34 +55,48 @@ export function unpaidRemainder(lines: readonly BilledLine[], periodEnd: Date, a
   const cut = BigInt(Math.min(at.getTime(), periodEnd.getTime()));
   if (cut >= end) return 0;
   // Lines posted together (one command, one instant) share that posting's coupon discounts.
-  const postings = new Map<number, { charged: bigint; other: bigint; charges: bigint; coupons: bigint }>();
+  interface Posting {
+    /** Everything the posting's coupons discount: its charges and its in-advance credits (signed). */
+    discounted: bigint;
+    /** The in-advance charges and credits among them. */
+    inAdvance: bigint;
+    /** In-advance adjustments (prorated credits or charges), already net of any discount. */
+    net: bigint;
+    coupons: bigint;
+  }
+  const postings = new Map<number, Posting>();
   for (const line of lines) {
     const key = line.createdAt.getTime();
-    const posting = postings.get(key) ?? { charged: 0n, other: 0n, charges: 0n, coupons: 0n };
+    const posting = postings.get(key) ?? { discounted: 0n, inAdvance: 0n, net: 0n, coupons: 0n };
     const amount = BigInt(line.amountInCents);
     const inAdvance = line.kind !== null && IN_ADVANCE_KINDS.has(line.kind);
     if (line.type === 'charge') {
-      posting.charges += amount;
-      if (inAdvance) posting.charged += amount;
+      posting.discounted += amount;
+      if (inAdvance) posting.inAdvance += amount;
     } else if (line.type === 'adjustment' && line.kind === 'coupon') {
       posting.coupons += amount;
-    } else if (inAdvance && (line.type === 'credit' || line.type === 'adjustment')) {
-      posting.other += amount;
+    } else if (inAdvance && line.type === 'credit') {
+      posting.discounted += amount;
+      posting.inAdvance += amount;
+    } else if (inAdvance && line.type === 'adjustment') {
+      posting.net += amount;
     }
     postings.set(key, posting);
   }
   // Σ over postings of paid × (end − cut) / (end − t), as one exact fraction, where a posting paid
-  // its in-advance credits plus its in-advance charges less their share of its coupons:
-  // other + charged × (charges + coupons) / charges.
+  // its net adjustments plus its in-advance lines less their share of its coupons:
+  // net + inAdvance × (discounted + coupons) / discounted.
   let numerator = 0n;
   let denominator = 1n;
   let billed = 0n;
-  for (const [posted, { charged, other, charges, coupons }] of postings) {
-    if (charged === 0n && other === 0n) continue;
+  for (const [posted, { discounted, inAdvance, net, coupons }] of postings) {
+    if (inAdvance === 0n && net === 0n) continue;
     const t = BigInt(posted);
     if (t >= end) continue;
-    const scale = charges > 0n ? charges : 1n;
-    const paid = other * scale + (charges > 0n ? charged * (charges + coupons) : charged);
+    // paid = net + inAdvance × (discounted + coupons) / discounted, over a positive scale.
+    const scale = discounted === 0n ? 1n : discounted < 0n ? -discounted : discounted;
+    const sign = discounted < 0n ? -1n : 1n;
+    const paid = net * scale + (discounted === 0n ? inAdvance : inAdvance * (discounted + coupons) * sign);
     const span = end - t;
     const unused = t >= cut ? span : end - cut;
     numerator = numerator * scale * span + paid * unused * denominator;
