@@ -6,7 +6,7 @@
  * reads the clock once per batch.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { directRequestSignature, verifyDirectRequestSignature } from 'billing-engine';
+import { directRequestSignature, verifyDirectRequestSignature } from 'billing-engine/chargify';
 import type { BenchContext } from './bench-context.js';
 import { comparePaired, formatRatio, formatSummary, type Runner, timeBox } from './measure.js';
 

@@ -1,39 +1,17 @@
 /**
- * billing-engine: an embeddable subscription billing engine. This is the package's only root
- * surface: the engine factory, the storage and clock ports, records, errors and helpers.
+ * billing-engine: an embeddable subscription billing engine. The root is the engine itself: the
+ * engine factory, the storage, clock and gateway ports, the records they carry, the errors, and
+ * domain helpers (prices, discounts, the subscription state machine, portal links, the test
+ * gateway). The Chargify-compatible wire format is `billing-engine/chargify`, the mountable HTTP
+ * binding `billing-engine/http`, storages `billing-engine/adapters/*` and the conformance kit
+ * `billing-engine/testing`. Nothing here imports an HTTP framework, a CLI library or a driver.
  */
 
 export { ManualClock, systemClock } from './clock.js';
-export {
-  type BuildSecureFieldsOptions,
-  buildSecureFields,
-  type DirectRedirectCredentials,
-  type DirectRedirectResult,
-  escapeHtml,
-  type SecureFields,
-  type SecureFieldValues,
-  verifyDirectRedirect,
-} from './direct-post-helpers.js';
 export { componentPrice, parseComponentPricing, validateBrackets } from './domain/catalog/component-pricing.js';
 export { computeDiscount } from './domain/catalog/coupon-discount.js';
 export type { ProrationMode } from './domain/components/index.js';
 export { toMajorString } from './domain/money/index.js';
-export {
-  constantTimeEqual,
-  directRequestSignature,
-  directResponseSignature,
-  encodeSecureData,
-  encodeWebhookBody,
-  hostedPageToken,
-  parseSecureData,
-  parseWebhookBody,
-  verifyDirectRequestSignature,
-  verifyDirectResponseSignature,
-  verifyHostedPageToken,
-  verifyWebhookSignature,
-  webhookSignatureHmacSha256,
-  webhookSignatureMd5,
-} from './domain/signing/index.js';
 export {
   isAllowedMove,
   LIFECYCLE_EVENTS,
@@ -94,19 +72,11 @@ export {
 } from './services/coupon-service.js';
 export type { CustomerInput } from './services/customer-service.js';
 export {
-  DIRECT_NONCE_SCOPE,
-  DIRECT_SUCCESS_RESULT_CODE,
   type DirectBasicCredentials,
-  type DirectCallError,
-  type DirectCallJson,
-  type DirectCallResult,
   type DirectPostForm,
   type DirectPostOptions,
   type DirectPostResult,
   DirectPostService,
-  directCallJson,
-  formParamsFromJson,
-  parseDirectForm,
 } from './services/direct-post-service.js';
 export type {
   AdjustmentInput,
@@ -164,13 +134,3 @@ export {
   type TestGateway,
   type TestGatewayOptions,
 } from './test-gateway.js';
-export {
-  CHARGIFY_WEBHOOK_SIGNATURE_HEADER,
-  type RejectedWebhook,
-  type VerifiedWebhook,
-  type VerifyWebhookInput,
-  verifyWebhook,
-  WEBHOOK_SIGNATURE_HEADER,
-  webhookSignatureFrom,
-} from './webhook-receiver.js';
-export * from './wire/index.js';

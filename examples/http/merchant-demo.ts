@@ -1,4 +1,4 @@
-import { buildSecureFields, verifyDirectRedirect } from 'billing-engine';
+import { buildSecureFields, verifyDirectRedirect } from 'billing-engine/chargify';
 import { Hono } from 'hono';
 import { html, htmlPage, messageList, trustedHtml } from './hosted/html.js';
 

@@ -1,2 +1,2 @@
-/** The one place the HTTP example reaches the wire layer: the package root exports it. */
-export * from 'billing-engine';
+/** The one place the HTTP example reaches the wire layer: `billing-engine/chargify`. */
+export * from 'billing-engine/chargify';

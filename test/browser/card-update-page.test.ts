@@ -1,4 +1,4 @@
-import { hostedPageToken } from 'billing-engine';
+import { hostedPageToken } from 'billing-engine/chargify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useHostedFixture } from '../http/support/hosted-fixture.js';
 import { type BrowserSession, describeBrowser, openBrowser, screenshot, submitForm } from './support/browser.js';

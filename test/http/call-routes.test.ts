@@ -1,4 +1,5 @@
-import { buildSecureFields, type IssuedDirectCredentials } from 'billing-engine';
+import type { IssuedDirectCredentials } from 'billing-engine';
+import { buildSecureFields } from 'billing-engine/chargify';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
 

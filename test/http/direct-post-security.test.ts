@@ -9,9 +9,9 @@ import {
   createTestGateway,
   type IssuedDirectCredentials,
   ManualClock,
-  serializeError,
 } from 'billing-engine';
 import { createMemoryStorage } from 'billing-engine/adapters/memory';
+import { serializeError } from 'billing-engine/chargify';
 import { Hono } from 'hono';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type HttpAppEnv, HttpProblem, sendError, sendProblem } from '../../examples/http/http-context.js';

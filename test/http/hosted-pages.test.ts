@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { hostedPageToken, type SubscriptionView, wireTimestamp } from 'billing-engine';
+import type { SubscriptionView } from 'billing-engine';
+import { hostedPageToken, wireTimestamp } from 'billing-engine/chargify';
 import { describe, expect, it } from 'vitest';
 import { directRequestSignature } from '../../src/domain/signing/index.js';
 import {

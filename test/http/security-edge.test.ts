@@ -6,8 +6,9 @@
  * portal flash cookie. The invalid-text cases run on Postgres (BILLING_TEST_POSTGRES_URL, else
  * PGlite), where it mattered; the rest on the memory storage.
  */
-import { createBillingEngine, createPortalLink, hostedPageToken } from 'billing-engine';
+import { createBillingEngine, createPortalLink } from 'billing-engine';
 import { createMemoryStorage } from 'billing-engine/adapters/memory';
+import { hostedPageToken } from 'billing-engine/chargify';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { addressKey } from '../../examples/http/address-limits.js';
 import { createHttpApp } from '../../examples/http/create-http-app.js';

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type BillingEngine, createBillingEngine, parseWebhookBody } from 'billing-engine';
+import { type BillingEngine, createBillingEngine } from 'billing-engine';
+import { parseWebhookBody } from 'billing-engine/chargify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
 import { subscribeOverHttp } from './support/subscribe.js';

@@ -20,7 +20,13 @@ beforeAll(() => {
 }, 600_000);
 
 describe('built package', () => {
-  const expected = { sameErrorClass: true, sqlite: 'function', postgres: 'function', conformance: 'function' };
+  const expected = {
+    sameErrorClass: true,
+    chargifySameErrorClass: true,
+    sqlite: 'function',
+    postgres: 'function',
+    conformance: 'function',
+  };
 
   it('imports every subpath from ESM', () => {
     expect(run('test/package/import.mjs')).toEqual({ site: 'esm', ...expected });
@@ -33,6 +39,9 @@ describe('built package', () => {
   it('ships type declarations for every subpath', () => {
     for (const entry of [
       'index',
+      'chargify/index',
+      'http/index',
+      'gateways/stripe/index',
       'testing/index',
       'adapters/memory/index',
       'adapters/sqlite/index',
@@ -78,15 +87,67 @@ describe('installed package', () => {
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'adopter-app', private: true }));
     const tarball = npm('pack', root, '--pack-destination', work).trim().split('\n').at(-1)!;
     npm('install', '--no-save', '--prefer-offline', '--ignore-scripts', join(work, tarball));
-    for (const file of ['import.mjs', 'require.cjs', 'conformance.mjs', 'sqlite-without-driver.mjs']) {
+    for (const file of [
+      'import.mjs',
+      'require.cjs',
+      'conformance.mjs',
+      'sqlite-without-driver.mjs',
+      'sqlite-without-kysely.mjs',
+      'root-without-optional.mjs',
+      'mount-http.mjs',
+      'mount-http.cjs',
+    ]) {
       cpSync(join(root, 'test/package', file), join(app, file));
     }
-    linkPeer('kysely');
   }, 300_000);
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+  it('names kysely when an adapter is loaded without it, from ESM and CommonJS', () => {
+    expect(existsSync(join(app, 'node_modules/kysely'))).toBe(false);
+    const hint = {
+      code: 'storage',
+      message:
+        'billing-engine/adapters/sqlite and billing-engine/adapters/postgres need the package kysely, which is not installed: install kysely (npm install kysely).',
+    };
+    expect(json('sqlite-without-kysely.mjs')).toEqual({
+      sqliteImport: hint,
+      sqliteRequire: hint,
+      postgresImport: hint,
+      postgresRequire: hint,
+    });
+  }, 120_000);
+
+  it('loads the root and the wire format without the packages only the HTTP binding and the CLI use', () => {
+    const blocked = [
+      'hono',
+      '@hono/node-server',
+      'commander',
+      'prom-client',
+      'pino',
+      'pino-pretty',
+      'pdfkit',
+      'stripe',
+    ];
+    expect(json('root-without-optional.mjs')).toEqual({
+      blockedForImport: blocked,
+      blockedForRequire: blocked,
+      esm: 'plain',
+      cjs: 'plain',
+      chargifyEsm: 'function',
+      chargifyCjs: 'function',
+    });
+  }, 120_000);
+
+  it('mounts billing-engine/http in a plain Node server and in Express, from ESM and CommonJS', () => {
+    linkPeer('express');
+    const answered = { status: 200, names: ['Plans'] };
+    expect(json('mount-http.mjs')).toEqual({ module: 'esm', node: answered, express: answered });
+    expect(json('mount-http.cjs')).toEqual({ module: 'cjs', node: answered, express: answered });
+  }, 120_000);
+
   it('runs the CLI without the optional peers, and names the driver package a URL needs', () => {
+    linkPeer('kysely');
     expect(existsSync(join(app, 'node_modules/pg'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/better-sqlite3'))).toBe(false);
     const help = cli('--help');
@@ -106,6 +167,7 @@ describe('installed package', () => {
   }, 120_000);
 
   it('passes the shipped conformance suite on the shipped SQLite adapter', () => {
+    linkPeer('kysely');
     linkPeer('better-sqlite3');
     const result = json('conformance.mjs');
     expect(result.failures).toEqual([]);
@@ -114,8 +176,15 @@ describe('installed package', () => {
   }, 180_000);
 
   it('imports the package from ESM and requires it from CommonJS', () => {
+    linkPeer('kysely');
     linkPeer('better-sqlite3');
-    const expected = { sameErrorClass: true, sqlite: 'function', postgres: 'function', conformance: 'function' };
+    const expected = {
+      sameErrorClass: true,
+      chargifySameErrorClass: true,
+      sqlite: 'function',
+      postgres: 'function',
+      conformance: 'function',
+    };
     expect(json('import.mjs')).toEqual({ site: 'esm', ...expected });
     expect(json('require.cjs')).toEqual({ site: 'cjs', ...expected });
   }, 120_000);

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBillingEngine, createTestGateway, formParamsFromJson, ManualClock } from 'billing-engine';
+import { createBillingEngine, createTestGateway, ManualClock } from 'billing-engine';
 import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
+import { formParamsFromJson } from 'billing-engine/chargify';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const NUMBERS = ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117'];

@@ -1,4 +1,4 @@
-import { escapeHtml } from 'billing-engine';
+import { escapeHtml } from 'billing-engine/chargify';
 
 /**
  * Markup that is already safe to put in a page: built by {@link html} (which escaped every value it

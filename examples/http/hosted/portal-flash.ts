@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { constantTimeEqual } from 'billing-engine';
+import { constantTimeEqual } from 'billing-engine/chargify';
 import type { PortalFlash } from './portal-page.js';
 
 /** The cookie that carries a portal action's outcome across its 303 redirect. */

@@ -1,4 +1,5 @@
-import { type BillingEngine, directCallJson, notFound } from 'billing-engine';
+import { type BillingEngine, notFound } from 'billing-engine';
+import { directCallJson } from 'billing-engine/chargify';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, JSON_SEGMENT, sendJson, stripJsonSuffix } from '../http-context.js';
 

@@ -6,10 +6,8 @@ import {
   type DirectPostForm,
   type DirectPostResult,
   type DirectPostService,
-  directCallJson,
-  formParamsFromJson,
-  parseDirectForm,
 } from 'billing-engine';
+import { directCallJson, formParamsFromJson, parseDirectForm } from 'billing-engine/chargify';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type ClientAddressOf, socketAddress } from '../client-address.js';

@@ -1,4 +1,5 @@
-import { type BillingEngine, createPortalLink, portalLinkUrl, sitePortalOrigin, wireTimestamp } from 'billing-engine';
+import { type BillingEngine, createPortalLink, portalLinkUrl, sitePortalOrigin } from 'billing-engine';
+import { wireTimestamp } from 'billing-engine/chargify';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, HttpProblem, idParam, sendJson, wireContext } from '../http-context.js';
 
