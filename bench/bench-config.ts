@@ -4,7 +4,7 @@
  */
 
 /** Which sections to run (`BENCH_SECTIONS=1,3`); all by default. */
-export type SectionNumber = 1 | 2 | 3 | 4 | 5;
+export type SectionNumber = 1 | 2 | 3 | 4 | 5 | 6;
 
 /** Parameters of one benchmark run. */
 export interface BenchConfig {
@@ -59,9 +59,9 @@ export function readBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
   const subscriptions = positiveInt(env.BENCH_SUBSCRIPTIONS, quick ? 2_000 : 20_000);
   const timeBoxMs = positiveInt(env.BENCH_TIME_BOX_MS, quick ? 400 : 2_000);
   const sections = new Set<SectionNumber>();
-  for (const part of (env.BENCH_SECTIONS ?? '1,2,3,4,5').split(',')) {
+  for (const part of (env.BENCH_SECTIONS ?? '1,2,3,4,5,6').split(',')) {
     const n = Number(part.trim());
-    if (n === 1 || n === 2 || n === 3 || n === 4 || n === 5) sections.add(n);
+    if (n === 1 || n === 2 || n === 3 || n === 4 || n === 5 || n === 6) sections.add(n);
   }
   const growthDue = positiveInt(env.BENCH_GROWTH_DUE, quick ? 200 : 10_000);
   const growthBook = Math.max(growthDue, positiveInt(env.BENCH_GROWTH_BOOK, quick ? 2_000 : 1_000_000));

@@ -21,6 +21,7 @@ import type { PostgresAvailability } from './bench-context.js';
 import { BenchReport } from './bench-report.js';
 import { runGrowthSection } from './growth.js';
 import { runHttpSection } from './http-endpoints.js';
+import { runLatentGatewaySection } from './latent-gateway.js';
 import { formatMiB } from './measure.js';
 import { type BenchPostgres, maskUrl, openBenchPostgres, probePostgres } from './postgres-bench-db.js';
 import { runRunDueSection } from './run-due.js';
@@ -66,6 +67,7 @@ try {
     [3, () => runSignatureSection(context)],
     [4, () => runHttpSection(context)],
     [5, () => runGrowthSection(context)],
+    [6, () => runLatentGatewaySection(context)],
   ];
   for (const [n, run] of sections) {
     if (!config.sections.has(n as SectionNumber)) continue;
@@ -117,7 +119,12 @@ function machineHeader(c: BenchConfig): string[] {
 }
 
 async function connectPostgres(c: BenchConfig): Promise<PostgresAvailability> {
-  if (!c.sections.has(1) && !c.sections.has(2) && !(c.sections.has(5) && c.growthDatabases.has('postgres')))
+  if (
+    !c.sections.has(1) &&
+    !c.sections.has(2) &&
+    !c.sections.has(6) &&
+    !(c.sections.has(5) && c.growthDatabases.has('postgres'))
+  )
     return { available: false, reason: 'no section that uses it was selected' };
   const probe = await probePostgres(c.postgresUrl);
   if (!probe.ok) return { available: false, reason: `${maskUrl(c.postgresUrl)} cannot be reached (${probe.reason})` };

@@ -9,6 +9,7 @@ import {
   upgradeScheme,
 } from '../domain/components/index.js';
 import { BillingError, type BillingErrorDetail, invalid, notFound, ValidationCollector } from '../errors.js';
+import { callGateway, isOpenAttempt, reconcileByKey } from '../payments/collect.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
   AllocationRecord,
@@ -43,7 +44,6 @@ import {
 } from './component-inputs.js';
 import { loadComponentVersion } from './component-service.js';
 import {
-  chargeAttempt,
   claimOpenCollection,
   pendingAttempt,
   releaseOpenCollection,
@@ -522,15 +522,13 @@ export class AllocationService {
   /** Steps 2 and 3: the gateway call outside any transaction, then its outcome committed once. */
   async #collect(prepared: PreparedPayment): Promise<AllocationPayment> {
     const { site, attempt, plan } = prepared;
-    let result: ChargeResult = await chargeAttempt(this.#deps.gateway, attempt, prepared.profile, plan.memo);
-    if (result.outcome === 'unknown') {
-      // One look by key before giving up: a lost answer to a charge that went through is common.
-      try {
-        result = (await this.#deps.gateway.lookup(attempt.idempotencyKey)) ?? result;
-      } catch {
-        // Still unknown: the attempt stays open for its reconciliation row.
-      }
-    }
+    // The one gateway call and recovery rule: a lost answer is looked up once by key; still
+    // unknown, the attempt stays open for its reconciliation row.
+    const result = await callGateway(this.#deps.gateway, {
+      attempt,
+      vault: prepared.profile,
+      description: plan.memo,
+    });
     return (await this.#settle(site.id, plan, result, true)).payment;
   }
 
@@ -552,16 +550,9 @@ export class AllocationService {
         data: { payload: work.payload },
       });
     }
-    const attempt = await this.#deps.storage.transaction((tx) => tx.payments.findByKey(work.siteId, plan.key));
-    if (attempt === undefined || !isOpen(attempt.status)) return 'settled';
-    let known: ChargeResult | undefined;
-    try {
-      known = await this.#deps.gateway.lookup(plan.key);
-    } catch {
-      return 'unknown';
-    }
-    if (known?.outcome === 'unknown') return 'unknown';
-    const result: ChargeResult = known ?? { outcome: 'error', message: 'The gateway has no record of the charge.' };
+    const finding = await reconcileByKey(this.#deps.storage, this.#deps.gateway, work.siteId, plan.key);
+    if (finding.kind !== 'known') return finding.kind;
+    const { result } = finding;
     // The claim is not released here: it belongs to whichever command holds it now.
     const { payment, settledHere } = await this.#settle(work.siteId, plan, result, false);
     if (!settledHere) return 'settled';
@@ -585,7 +576,7 @@ export class AllocationService {
       if (release) await releaseOpenCollection(ctx.tx, siteId, subscriptionCollection(plan.subscriptionId));
       const stored = await ctx.tx.payments.findByKey(siteId, plan.key);
       if (!stored) throw new BillingError('internal', `Payment attempt ${plan.key} vanished.`);
-      if (!isOpen(stored.status)) {
+      if (!isOpenAttempt(stored.status)) {
         // Settled by someone else first (the command or a reconciliation): report what they committed.
         const payment =
           stored.transactionId === null ? undefined : await ctx.tx.ledger.findById(siteId, stored.transactionId);
@@ -659,10 +650,6 @@ function parsePaymentPlan(payload: Readonly<Record<string, unknown>>): Allocatio
     return undefined;
   }
   return { type, key, subscriptionId, memo, componentId };
-}
-
-function isOpen(status: PaymentAttemptStatus): boolean {
-  return status === 'pending' || status === 'unknown';
 }
 
 /**

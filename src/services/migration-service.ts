@@ -3,6 +3,7 @@ import { remainderOf, unpaidRemainder } from '../billing/assessment.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
+import { callGateway } from '../payments/collect.js';
 import type {
   CouponRecord,
   NewTransaction,
@@ -16,7 +17,6 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { renewalComponentLines } from './component-billing.js';
 import { recordStateChange } from './lifecycle-service.js';
 import {
-  chargeOrLookUp,
   claimOpenCollection,
   pendingAttempt,
   releaseOpenCollection,
@@ -190,7 +190,11 @@ export class MigrationService {
         await scheduleRefundIfUncommitted(tx, pending, now, claim);
         return pending;
       });
-      const result = await chargeOrLookUp(this.#deps.gateway, attempt, profile, `Migration of subscription ${id}`);
+      const result = await callGateway(this.#deps.gateway, {
+        attempt,
+        vault: profile,
+        description: `Migration of subscription ${id}`,
+      });
       if (result.outcome !== 'success') {
         const outcome = result.outcome;
         await runCommand(this.#deps, async (ctx) => {

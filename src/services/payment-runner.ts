@@ -1,4 +1,5 @@
 import { BillingError } from '../errors.js';
+import { type ChargeVault, callGateway } from '../payments/collect.js';
 import type { ChargeResult, PaymentGateway } from '../ports/gateway.js';
 import type { PaymentAttemptRecord, StorageTransaction } from '../ports/storage.js';
 
@@ -32,49 +33,31 @@ export function pendingAttempt({ now, ...fields }: PendingAttemptFields): Omit<P
 }
 
 /**
- * Calls the gateway for an attempt that is already committed, outside any transaction. A thrown
- * gateway call is an unknown outcome: the caller records it and reconciles by key later, never
- * charging again blindly. An attempt seen before is first looked up by its key.
+ * Step 2 of a payment for an attempt that is already committed, for a flow that looks a lost
+ * answer up itself (the one-time charge): {@link callGateway} of src/payments/collect.ts, the one
+ * gateway call and recovery rule, without its immediate lookup. Never throws.
  */
-export async function chargeAttempt(
+export function chargeAttempt(
   gateway: PaymentGateway,
   attempt: PaymentAttemptRecord,
-  vault: { vaultToken: string; customerVaultToken: string | null },
+  vault: ChargeVault | undefined,
   description: string,
 ): Promise<ChargeResult> {
-  try {
-    if (attempt.status === 'unknown') {
-      const known = await gateway.lookup(attempt.idempotencyKey);
-      if (known !== undefined) return known;
-    }
-    return await gateway.charge({
-      idempotencyKey: attempt.idempotencyKey,
-      amountInCents: attempt.amountInCents,
-      currency: attempt.currency,
-      vaultToken: vault.vaultToken,
-      customerVaultToken: vault.customerVaultToken,
-      description,
-    });
-  } catch (error) {
-    return { outcome: 'unknown', message: error instanceof Error ? error.message : String(error) };
-  }
+  return callGateway(gateway, { attempt, vault, description, lookUpLostAnswer: false });
 }
 
 /**
- * {@link chargeAttempt} for a command that commits its effect only after the charge (a signup, a
- * migration): a lost answer is looked up once by key before the caller reports a failure, so a
- * charge the gateway did take completes the command instead of waiting for reconciliation.
+ * {@link callGateway} for a command that commits its effect only after the charge (a signup): a
+ * lost answer is looked up once by key before the caller reports a failure, so a charge the
+ * gateway did take completes the command instead of waiting for reconciliation.
  */
-export async function chargeOrLookUp(
+export function chargeOrLookUp(
   gateway: PaymentGateway,
   attempt: PaymentAttemptRecord,
-  vault: { vaultToken: string; customerVaultToken: string | null },
+  vault: ChargeVault | undefined,
   description: string,
 ): Promise<ChargeResult> {
-  const result = await chargeAttempt(gateway, attempt, vault, description);
-  if (result.outcome !== 'unknown') return result;
-  const known = await gateway.lookup(attempt.idempotencyKey).catch(() => undefined);
-  return known?.outcome === 'success' ? known : result;
+  return callGateway(gateway, { attempt, vault, description });
 }
 
 /** How long after a payment attempt its reconciliation row falls due, if its outcome was never committed. */

@@ -2,6 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { LIVE_STATES, transition } from '../domain/subscription/state-machine.js';
 import { toWallClock } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
+import {
+  type ChargeVault,
+  type CollectionStart,
+  collect,
+  gatewayConcurrency,
+  isOpenAttempt,
+  type PendingCharge,
+} from '../payments/collect.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
   DueWorkKind,
@@ -14,7 +22,7 @@ import type {
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
-import { chargeAttempt, pendingAttempt } from './payment-runner.js';
+import { pendingAttempt } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
 import { post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
@@ -31,6 +39,12 @@ export interface RunDueOptions {
   readonly limit?: number;
   /** Items claimed per batch; memory use is bounded by it, not by how much is due. */
   readonly batchSize?: number;
+  /**
+   * At most this many items in progress at once, so at most this many gateway calls in flight
+   * (default 32, lowered to the gateway's `maxConcurrentCharges` when it declares one). Each
+   * subscription's work still runs one item at a time, in due order.
+   */
+  readonly concurrency?: number;
   /** Only this site's work. */
   readonly siteId?: number;
   /** Only this subject's work (with `siteId`). */
@@ -107,16 +121,20 @@ const HANDLED_KINDS: DueWorkKind[] = [
   'expiring_card_scan',
 ];
 
+/** How long a claim holds; a live worker extends the leases of what it holds well before they lapse. */
 const LEASE_MS = 5 * 60_000;
+
+/** A worker extends its leases once less than this is left of them. */
+const LEASE_RENEW_MARGIN_MS = LEASE_MS / 2;
+
+/** How often (real time) a worker looks at its leases while items are in flight, however slow the gateway. */
+const LEASE_HEARTBEAT_MS = 30_000;
+
+/** Items in flight by default: gateway latency, not storage, bounds a renewal run (issue 18). */
+export const DEFAULT_RUN_DUE_CONCURRENCY = 32;
 
 /** How long after an unanswered charge it is looked at again (by key, never re-charged blindly). */
 const UNKNOWN_RETRY_MS = 60 * 60_000;
-
-/** A charge prepared in the first step: the committed attempt and what to settle afterwards. */
-interface PreparedCharge {
-  readonly attempt: PaymentAttemptRecord;
-  readonly purpose: 'renewal' | 'dunning';
-}
 
 /**
  * Due work: claims what is due in time order and processes each item in its own transactions.
@@ -171,46 +189,137 @@ export class RenewalService {
     return summary;
   }
 
+  /**
+   * Claims batches and runs up to `concurrency` items at once. A claim hands out at most one open
+   * item per subscription (the earliest), so concurrent items never belong to one subscription and
+   * each subscription's work stays in due order. A lane that finds the queue empty claims again
+   * after its own item has finished, so work an item schedules (the next period, a retry) is
+   * found; the run ends when no lane can claim anything.
+   */
   async #runUntil(options: RunDueOptions): Promise<RunDueSummary> {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
+    const concurrency = this.#concurrency(options);
     const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 };
-    for (;;) {
-      const left = options.limit === undefined ? batchSize : Math.min(batchSize, options.limit - summary.processed);
-      if (left <= 0) break;
+    const queue: DueWorkRecord[] = [];
+    const leases = new HeldLeases();
+    let claimedSoFar = 0;
+    let failure: { error: unknown } | undefined;
+    let lanes = 0;
+    const running: Promise<void>[] = [];
+
+    const claim = async (): Promise<number> => {
+      const left = options.limit === undefined ? batchSize : Math.min(batchSize, options.limit - claimedSoFar);
+      if (left <= 0) return 0;
+      claimedSoFar += left;
       const now = this.#deps.clock.now();
-      const batch = await this.#deps.storage.transaction((tx) =>
-        tx.dueWork.claim({
-          until,
-          limit: left,
-          owner: this.#owner,
-          leaseUntil: new Date(now.getTime() + LEASE_MS),
-          now,
-          kinds: HANDLED_KINDS,
-          ...(options.siteId === undefined ? {} : { siteId: options.siteId }),
-          ...(options.subjectId === undefined ? {} : { subjectId: options.subjectId }),
-        }),
-      );
-      if (batch.length === 0) break;
-      for (const item of batch) {
-        summary.processed += 1;
-        try {
-          const outcome = await this.#process(item);
-          if (outcome === 'renewed') summary.renewed += 1;
-          else if (outcome === 'recovered') summary.recovered += 1;
-          else if (outcome === 'declined') summary.declined += 1;
-          else if (outcome === 'failed') summary.failed += 1;
-          else if (outcome === 'notice') summary.notices += 1;
-          else if (outcome === 'scan') summary.scans += 1;
-        } catch (error) {
-          summary.errors += 1;
-          // The item stays claimed; its lease lapses and a later run retries it.
-          if (!(error instanceof BillingError)) throw error;
+      const leaseUntil = new Date(now.getTime() + LEASE_MS);
+      let batch: DueWorkRecord[] = [];
+      try {
+        batch = await this.#deps.storage.transaction((tx) =>
+          tx.dueWork.claim({
+            until,
+            limit: left,
+            owner: this.#owner,
+            leaseUntil,
+            now,
+            kinds: HANDLED_KINDS,
+            ...(options.siteId === undefined ? {} : { siteId: options.siteId }),
+            ...(options.subjectId === undefined ? {} : { subjectId: options.subjectId }),
+          }),
+        );
+      } finally {
+        claimedSoFar -= left - batch.length;
+      }
+      leases.hold(batch, leaseUntil);
+      queue.push(...batch);
+      // The claiming lane takes one item itself; more lanes for the rest, up to the limit.
+      spawn(batch.length - 1);
+      return batch.length;
+    };
+
+    const runItem = async (item: DueWorkRecord): Promise<void> => {
+      summary.processed += 1;
+      try {
+        const outcome = await this.#process(item);
+        if (outcome === 'renewed') summary.renewed += 1;
+        else if (outcome === 'recovered') summary.recovered += 1;
+        else if (outcome === 'declined') summary.declined += 1;
+        else if (outcome === 'failed') summary.failed += 1;
+        else if (outcome === 'notice') summary.notices += 1;
+        else if (outcome === 'scan') summary.scans += 1;
+      } catch (error) {
+        summary.errors += 1;
+        // The item stays claimed; its lease lapses and a later run retries it.
+        if (!(error instanceof BillingError)) failure ??= { error };
+      } finally {
+        leases.drop(item);
+      }
+      options.onProgress?.({ ...summary });
+    };
+
+    const lane = async (): Promise<void> => {
+      try {
+        while (failure === undefined) {
+          await this.#keepLeases(leases);
+          const item = queue.shift();
+          if (item !== undefined) {
+            await runItem(item);
+            continue;
+          }
+          // Claimed after this lane's own item finished, so whatever it scheduled is seen. An empty
+          // claim ends the lane only if no other lane's claim filled the queue meanwhile.
+          if ((await claim()) === 0 && queue.length === 0) return;
         }
-        options.onProgress?.({ ...summary });
+      } catch (error) {
+        failure ??= { error };
+      } finally {
+        lanes -= 1;
+      }
+    };
+
+    function spawn(wanted: number): void {
+      for (let n = 0; n < wanted && failure === undefined && lanes < concurrency; n++) {
+        lanes += 1;
+        running.push(lane());
       }
     }
+
+    // Wall time only wakes the check; the lease instants come from the engine's clock.
+    const heartbeat = setInterval(() => {
+      this.#keepLeases(leases).catch(() => {});
+    }, LEASE_HEARTBEAT_MS);
+    heartbeat.unref?.();
+    try {
+      spawn(1);
+      // Lanes spawn lanes; wait until every one of them has ended.
+      for (let seen = 0; seen < running.length; ) {
+        const upTo = running.length;
+        await Promise.all(running.slice(seen, upTo));
+        seen = upTo;
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+    if (failure !== undefined) throw failure.error;
     return summary;
+  }
+
+  /** Items at once for one run: the option (default 32), capped by the gateway's own limit. */
+  #concurrency(options: RunDueOptions): number {
+    const asked = options.concurrency ?? DEFAULT_RUN_DUE_CONCURRENCY;
+    if (!Number.isSafeInteger(asked) || asked < 1) throw invalid('Concurrency: must be a positive whole number.');
+    return Math.min(asked, gatewayConcurrency(this.#deps.gateway) ?? asked);
+  }
+
+  /** Extends the leases this run holds once they come within the margin of lapsing. */
+  async #keepLeases(leases: HeldLeases): Promise<void> {
+    const now = this.#deps.clock.now();
+    if (!leases.needsRenewal(now)) return;
+    const leaseUntil = new Date(now.getTime() + LEASE_MS);
+    await leases.renew(leaseUntil, (rows) =>
+      this.#deps.storage.transaction((tx) => tx.dueWork.extendLeases(rows, this.#owner, leaseUntil, now)),
+    );
   }
 
   /**
@@ -381,9 +490,7 @@ export class RenewalService {
   async #renew(item: DueWorkRecord): Promise<Outcome> {
     const periodIndex = Number(item.payload.periodIndex);
     const key = `renewal:${item.subjectId}:${periodIndex}`;
-    const prepared = await this.#at(item, async (ctx): Promise<PreparedCharge | Outcome> => {
-      const existing = await ctx.tx.payments.findByKey(item.siteId, key);
-      if (existing) return { attempt: existing, purpose: 'renewal' };
+    const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
       const site = await ctx.tx.sites.findById(item.siteId);
       let subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!site || !subscription || !RENEWING.includes(subscription.state) || subscription.periodIndex >= periodIndex) {
@@ -466,29 +573,20 @@ export class RenewalService {
         );
         return 'failed';
       }
-      return { attempt: await this.#attempt(ctx, site, advanced, key, balance, 'renewal'), purpose: 'renewal' };
+      return this.#pending(ctx, await this.#attempt(ctx, site, advanced, key, balance, 'renewal'), advanced);
     });
-    if (typeof prepared === 'string') return prepared;
-    const result = await this.#charge(prepared.attempt);
-    return this.#at(item, async (ctx) => {
+    const settle = this.#settle(item, async (ctx, attempt, result) => {
       const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!subscription)
         throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its renewal.`);
-      if (result.outcome === 'unknown') return this.#unknown(ctx, item, prepared.attempt, result.message);
+      if (result.outcome === 'unknown') return this.#unknown(ctx, item, attempt, result.message);
       if (result.outcome === 'success') {
-        const settled = await this.#recordPaid(
-          ctx,
-          site,
-          subscription,
-          prepared.attempt,
-          result.transactionId,
-          'renewal_paid',
-        );
+        const settled = await this.#recordPaid(ctx, site, subscription, attempt, result.transactionId, 'renewal_paid');
         await this.#finishRenewal(ctx, item, site, settled, true);
         return 'renewed';
       }
-      await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
+      await ctx.tx.payments.update(item.siteId, attempt.id, {
         status: result.outcome === 'declined' ? 'declined' : 'failed',
         message: result.message,
         updatedAt: ctx.now,
@@ -503,6 +601,7 @@ export class RenewalService {
       );
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
+    return collect(this.#deps.gateway, { begin, settle });
   }
 
   /**
@@ -513,9 +612,7 @@ export class RenewalService {
   async #retry(item: DueWorkRecord): Promise<Outcome> {
     const attemptNo = Number(item.payload.attempt);
     const key = `dunning:${item.subjectId}:${item.payload.periodIndex}:${attemptNo}`;
-    const prepared = await this.#at(item, async (ctx): Promise<PreparedCharge | Outcome> => {
-      const existing = await ctx.tx.payments.findByKey(item.siteId, key);
-      if (existing) return { attempt: existing, purpose: 'dunning' };
+    const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
       const site = await ctx.tx.sites.findById(item.siteId);
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!site || !subscription || !DUNNING.includes(subscription.state)) {
@@ -532,22 +629,20 @@ export class RenewalService {
         await this.#dunningFailed(ctx, item, site, subscription, attemptNo, 'No payment method on file.');
         return 'failed';
       }
-      return { attempt: await this.#attempt(ctx, site, subscription, key, balance, 'dunning'), purpose: 'dunning' };
+      return this.#pending(ctx, await this.#attempt(ctx, site, subscription, key, balance, 'dunning'), subscription);
     });
-    if (typeof prepared === 'string') return prepared;
-    const result = await this.#charge(prepared.attempt);
-    return this.#at(item, async (ctx) => {
+    const settle = this.#settle(item, async (ctx, attempt, result) => {
       const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!subscription) throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during a retry.`);
-      if (result.outcome === 'unknown') return this.#unknown(ctx, item, prepared.attempt, result.message);
+      if (result.outcome === 'unknown') return this.#unknown(ctx, item, attempt, result.message);
       if (result.outcome === 'success') {
-        await this.#recordPaid(ctx, site, subscription, prepared.attempt, result.transactionId, 'balance_settled');
+        await this.#recordPaid(ctx, site, subscription, attempt, result.transactionId, 'balance_settled');
         await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
         await this.#complete(ctx, item);
         return 'recovered';
       }
-      await ctx.tx.payments.update(item.siteId, prepared.attempt.id, {
+      await ctx.tx.payments.update(item.siteId, attempt.id, {
         status: result.outcome === 'declined' ? 'declined' : 'failed',
         message: result.message,
         updatedAt: ctx.now,
@@ -555,6 +650,82 @@ export class RenewalService {
       await this.#dunningFailed(ctx, item, site, subscription, attemptNo, result.message);
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
+    return collect(this.#deps.gateway, { begin, settle });
+  }
+
+  /**
+   * Step 1 of a due item's payment, at the item's due instant: an attempt already committed under
+   * `key` (a run that died after step 1, or an answer that was lost) is resumed as it is; otherwise
+   * `prepare` decides, finishing the item itself or committing a new attempt.
+   */
+  #begin(
+    item: DueWorkRecord,
+    key: string,
+    prepare: (ctx: CommandContext) => Promise<PendingCharge | Outcome>,
+  ): () => Promise<CollectionStart<undefined, Outcome>> {
+    return async () => {
+      const started = await this.#at(item, async (ctx): Promise<PendingCharge | Outcome> => {
+        const existing = await ctx.tx.payments.findByKey(item.siteId, key);
+        return existing ? this.#pending(ctx, existing) : prepare(ctx);
+      });
+      return typeof started === 'string' ? { done: started } : { charge: started, plan: undefined };
+    };
+  }
+
+  /**
+   * Step 3 of a due item's payment: commits the outcome only while this worker still holds the
+   * item (its lease is extended in the same transaction, which on Postgres also locks the row) and
+   * the attempt is still open, so of two workers that ever held one item only one settles it.
+   */
+  #settle(
+    item: DueWorkRecord,
+    apply: (ctx: CommandContext, attempt: PaymentAttemptRecord, result: ChargeResult) => Promise<Outcome>,
+  ): (charge: PendingCharge, plan: undefined, result: ChargeResult) => Promise<Outcome> {
+    return (charge, _plan, result) =>
+      this.#at(item, async (ctx) => {
+        const now = this.#deps.clock.now();
+        const held = await ctx.tx.dueWork.extendLeases(
+          [item],
+          this.#owner,
+          new Date(Math.max(now.getTime(), ctx.now.getTime()) + LEASE_MS),
+          ctx.now,
+        );
+        if (held === 0) return 'skipped';
+        const stored = await ctx.tx.payments.findByKey(item.siteId, charge.attempt.idempotencyKey);
+        if (stored === undefined || !isOpenAttempt(stored.status)) {
+          await this.#complete(ctx, item);
+          return 'skipped';
+        }
+        return apply(ctx, stored, result);
+      });
+  }
+
+  /** A committed attempt with the vault of its subscription's card (none on file: the charge fails without a call). */
+  async #pending(
+    ctx: CommandContext,
+    attempt: PaymentAttemptRecord,
+    known?: SubscriptionRecord,
+  ): Promise<PendingCharge> {
+    const subscription =
+      known ??
+      (attempt.subscriptionId === null
+        ? undefined
+        : await ctx.tx.subscriptions.findById(attempt.siteId, attempt.subscriptionId));
+    const profile =
+      subscription?.paymentProfileId == null
+        ? undefined
+        : await ctx.tx.customers.findPaymentProfile(attempt.siteId, subscription.paymentProfileId);
+    const vault: ChargeVault | undefined =
+      profile === undefined
+        ? undefined
+        : { vaultToken: profile.vaultToken, customerVaultToken: profile.customerVaultToken };
+    return {
+      attempt,
+      vault,
+      description: `${attempt.purpose} of subscription ${attempt.subscriptionId}`,
+      // No caller waits for due work: a lost answer is asked about when the item comes back.
+      lookUpLostAnswer: false,
+    };
   }
 
   async #dunningFailed(
@@ -814,23 +985,48 @@ export class RenewalService {
     await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
     return 'pending';
   }
+}
 
-  async #charge(attempt: PaymentAttemptRecord): Promise<ChargeResult> {
-    if (attempt.status === 'succeeded' && attempt.gatewayTransactionId)
-      return { outcome: 'success', transactionId: attempt.gatewayTransactionId };
-    if (attempt.status === 'declined' || attempt.status === 'failed')
-      return { outcome: 'declined', message: attempt.message ?? 'Declined.' };
-    const subscriptionId = attempt.subscriptionId;
-    const profile =
-      subscriptionId === null
-        ? undefined
-        : await this.#deps.storage.transaction(async (tx) => {
-            const subscription = await tx.subscriptions.findById(attempt.siteId, subscriptionId);
-            return subscription?.paymentProfileId == null
-              ? undefined
-              : tx.customers.findPaymentProfile(attempt.siteId, subscription.paymentProfileId);
-          });
-    if (!profile) return { outcome: 'error', message: 'No payment profile on file.' };
-    return chargeAttempt(this.#deps.gateway, attempt, profile, `${attempt.purpose} of subscription ${subscriptionId}`);
+/**
+ * The claims one run holds and has not finished, and when the earliest of their leases lapses, so
+ * that the run extends them (all in one statement) before a slow gateway lets one lapse.
+ */
+class HeldLeases {
+  readonly #held = new Map<number, { readonly siteId: number; readonly id: number }>();
+  #lapsesAt = Number.POSITIVE_INFINITY;
+  #renewing: Promise<void> | undefined;
+
+  hold(batch: readonly DueWorkRecord[], leaseUntil: Date): void {
+    for (const item of batch) this.#held.set(item.id, { siteId: item.siteId, id: item.id });
+    if (batch.length > 0) this.#lapsesAt = Math.min(this.#lapsesAt, leaseUntil.getTime());
+  }
+
+  drop(item: DueWorkRecord): void {
+    this.#held.delete(item.id);
+    if (this.#held.size === 0) this.#lapsesAt = Number.POSITIVE_INFINITY;
+  }
+
+  needsRenewal(now: Date): boolean {
+    return this.#renewing === undefined && now.getTime() >= this.#lapsesAt - LEASE_RENEW_MARGIN_MS;
+  }
+
+  /** Extends every held lease to `leaseUntil`; a failure is left for the next look (the lease still has its margin). */
+  renew(leaseUntil: Date, extend: (rows: { siteId: number; id: number }[]) => Promise<number>): Promise<void> {
+    if (this.#renewing !== undefined) return this.#renewing;
+    const rows = [...this.#held.values()];
+    this.#renewing = extend(rows)
+      .then(
+        () => {
+          // Batches claimed meanwhile carry leases from a later now, so this one is the earliest.
+          this.#lapsesAt = this.#held.size === 0 ? Number.POSITIVE_INFINITY : leaseUntil.getTime();
+        },
+        (error: unknown) => {
+          if (!(error instanceof BillingError)) throw error;
+        },
+      )
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
   }
 }

@@ -228,13 +228,33 @@ async function billingState(db: CrashDatabase): Promise<Record<string, unknown[]
            from due_work where kind <> 'webhook_delivery' order by unique_key`,
       ),
     ),
-    outbox: strip(
+    outbox: outboxState(
       await db.rows(
         `select key, subject_type, subject_id, occurred_at, payload
            from outbox_events order by subject_type, subject_id, id`,
       ),
     ),
   };
+}
+
+/**
+ * The outbox, each subscription's events in their order. Events about documents numbered as they
+ * are issued (invoices) are compared by value without their id, number and uid: `runDue` bills
+ * many subscriptions at once, so which invoice is issued first across subscriptions is not fixed.
+ */
+function outboxState(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const ordered = rows.filter((row) => row.subject_type !== 'invoice').map((row) => normalise(row));
+  const documents = sortedByValue(
+    rows
+      .filter((row) => row.subject_type === 'invoice')
+      .map((row) => {
+        const { subject_id: _id, ...rest } = normalise(row);
+        const payload = rest.payload as Record<string, unknown>;
+        const { uid: _uid, number: _number, ...stable } = payload;
+        return { ...rest, payload: stable };
+      }),
+  );
+  return [...ordered, ...documents];
 }
 
 /** Rows normalised and sorted by their whole value (some keys hold random ids, so no column orders them). */

@@ -105,6 +105,16 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
       });
       return true;
     },
+    async extendLeases(rows, owner, leaseUntil, now) {
+      let extended = 0;
+      for (const { siteId, id } of rows) {
+        const row = state.dueWork.get(id);
+        if (row === undefined || row.siteId !== siteId || row.status !== 'claimed' || row.claimedBy !== owner) continue;
+        state.dueWork.replace(journal, { ...row, leaseUntil, updatedAt: now });
+        extended += 1;
+      }
+      return extended;
+    },
     async cancelFor(siteId, subjectId, kinds, now) {
       const rows = state.dueWork.filterIndexed(
         state.dueWorkBySubject,

@@ -179,6 +179,26 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
       return result.numUpdatedRows > 0n;
     },
 
+    async extendLeases(rows, owner, leaseUntil, now) {
+      if (rows.length === 0) return 0;
+      let extended = 0;
+      // One statement per site: the ids of one site in one IN list, within the claim index's rows.
+      const bySite = new Map<number, number[]>();
+      for (const row of rows) bySite.set(row.siteId, [...(bySite.get(row.siteId) ?? []), row.id]);
+      for (const [siteId, ids] of bySite) {
+        const result = await db
+          .updateTable('due_work')
+          .set({ lease_until: encode.instant(leaseUntil), updated_at: encode.instant(now) })
+          .where('site_id', '=', siteId)
+          .where('id', 'in', ids)
+          .where('status', '=', 'claimed')
+          .where('claimed_by', '=', owner)
+          .executeTakeFirst();
+        extended += Number(result.numUpdatedRows);
+      }
+      return extended;
+    },
+
     async cancelFor(siteId, subjectId, kinds, now) {
       if (kinds !== undefined && kinds.length === 0) return 0;
       const result = await db

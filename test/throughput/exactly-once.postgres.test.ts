@@ -1,0 +1,24 @@
+import { afterAll } from 'vitest';
+import {
+  closePostgresTestServer,
+  ON_PGLITE,
+  PGLITE_SKIP_REASON,
+  postgresTestServer,
+  schemaStorage,
+} from '../support/postgres.js';
+import { exactlyOnceSuite } from './exactly-once.suite.js';
+
+afterAll(closePostgresTestServer);
+
+exactlyOnceSuite({
+  name: 'postgres',
+  ...(ON_PGLITE ? { skipReason: PGLITE_SKIP_REASON } : {}),
+  async create() {
+    const server = await postgresTestServer();
+    const schema = await server.freshSchema();
+    return {
+      open: async () => (await schemaStorage(server, schema)).storage,
+      async dispose() {},
+    };
+  },
+});
