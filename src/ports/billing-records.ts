@@ -286,8 +286,8 @@ export interface CustomersRepository {
     expectedVersion: number,
     patch: Partial<Omit<CustomerRecord, 'id' | 'siteId' | 'version' | 'createdAt'>>,
   ): Promise<CustomerRecord | undefined>;
-  /** The site's customers by id, one page. */
-  list(siteId: number, page: PageRequest): Promise<CustomerRecord[]>;
+  /** One page of the site's customers matching `filter` (all without one), by id (ascending by default). */
+  list(siteId: number, page: PageRequest, filter?: CustomerFilter): Promise<CustomerRecord[]>;
   /**
    * Deletes a customer with its payment profiles; false when missing. A customer who still has
    * subscriptions is not deleted: that gives `conflict` (the service refuses it earlier anyway).
@@ -301,6 +301,21 @@ export interface CustomersRepository {
     id: number,
     patch: Partial<Omit<PaymentProfileRecord, 'id' | 'siteId' | 'customerId' | 'createdAt'>>,
   ): Promise<PaymentProfileRecord | undefined>;
+}
+
+/** Which customers a list keeps, and its order. Bounds are inclusive; every given condition must hold. */
+export interface CustomerFilter {
+  /**
+   * Text found, ignoring case, in the first or last name, email, organization or reference; text
+   * that is a whole number also matches the customer with that id.
+   */
+  readonly search?: string;
+  /** The date a `start`/`end` bound applies to; default `created_at`. */
+  readonly dateField?: 'created_at' | 'updated_at';
+  readonly start?: Date;
+  readonly end?: Date;
+  /** By id; default `asc`. */
+  readonly direction?: 'asc' | 'desc';
 }
 
 /** Date fields a subscription list can filter and sort on. */

@@ -10,6 +10,7 @@ import {
   validationError,
 } from '../errors.js';
 import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
+import { loadFamily } from './catalog-service.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { loadSite } from './site-lookup.js';
 
@@ -53,6 +54,8 @@ export interface CouponValidateOptions {
 export interface ListCouponsOptions {
   readonly page?: number;
   readonly perPage?: number;
+  /** Only this family's coupons (id or handle); an unknown family is `not_found`. */
+  readonly familyId?: number | string;
 }
 
 /** The service's message for a code that cannot be used, with the string body of `validate` (reference §6). */
@@ -171,9 +174,21 @@ export class CouponService {
     if (!Number.isSafeInteger(perPage) || perPage < 1)
       errors.add('Per page: must be a whole number greater than 0.', 'per_page');
     errors.throwIfAny();
-    return this.#deps.storage.transaction(async (tx) =>
-      tx.coupons.list((await loadSite(tx, subdomain)).id, { page, perPage: Math.min(perPage, 200) }),
-    );
+    const size = Math.min(perPage, 200);
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      if (options.familyId === undefined) return tx.coupons.list(site.id, { page, perPage: size });
+      const familyId = (await loadFamily(tx, site.id, options.familyId)).id;
+      // The repository pages every family's coupons together; a site has few coupons, so one
+      // family's page is cut from all of them rather than with a storage filter of its own.
+      const mine: CouponRecord[] = [];
+      for (let chunk = 1; ; chunk += 1) {
+        const rows = await tx.coupons.list(site.id, { page: chunk, perPage: 200 });
+        mine.push(...rows.filter((coupon) => coupon.familyId === familyId));
+        if (rows.length < 200) break;
+      }
+      return mine.slice((page - 1) * size, page * size);
+    });
   }
 
   /**

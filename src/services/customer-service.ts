@@ -1,5 +1,7 @@
+import { endOfLocalDay, parseLocalDate } from '../domain/time/local-day.js';
+import { parseInstant } from '../domain/time/parse-instant.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
-import type { AddressFields, CustomerRecord, StorageTransaction } from '../ports/storage.js';
+import type { AddressFields, CustomerFilter, CustomerRecord, StorageTransaction } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
 import { loadSite } from './site-lookup.js';
@@ -13,6 +15,23 @@ export interface CustomerInput {
   readonly organization?: string | null;
   readonly phone?: string | null;
   readonly address?: Partial<AddressFields>;
+}
+
+/**
+ * A customer list query (`GET /customers.json`), values as a client sends them: `q` searches names,
+ * email, organization and reference (and a whole number the id); dates are local days in the
+ * site's zone (`endDate` inclusive), datetimes override them; `direction` orders by id (default `asc`).
+ */
+export interface CustomerListQuery {
+  readonly q?: string;
+  readonly dateField?: string;
+  readonly startDate?: string;
+  readonly endDate?: string;
+  readonly startDatetime?: string;
+  readonly endDatetime?: string;
+  readonly direction?: string;
+  readonly page?: number;
+  readonly perPage?: number;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -93,6 +112,56 @@ export class CustomerService {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
       return tx.customers.list(site.id, clampPage(page, perPage));
+    });
+  }
+
+  /**
+   * One page of the site's customers matching `query`: a search text (`q`), a date range on
+   * `created_at` or `updated_at` (local days in the site's zone, or instants that override them) and
+   * the id order. Paging is clamped as on every list; bad filters are a validation error.
+   */
+  search(subdomain: string, query: CustomerListQuery = {}): Promise<CustomerRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const errors = new ValidationCollector();
+      if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc')
+        errors.add('Direction: must be asc or desc.', 'direction');
+      if (query.dateField !== undefined && query.dateField !== 'created_at' && query.dateField !== 'updated_at')
+        errors.add('Date field: must be created_at or updated_at.', 'date_field');
+      const start =
+        query.startDatetime !== undefined
+          ? errors.capture(() => parseInstant(query.startDatetime, site.timeZone, 'Start datetime'))
+          : query.startDate !== undefined
+            ? errors.capture(() => parseLocalDate(query.startDate, site.timeZone, 'Start date'))
+            : undefined;
+      const end =
+        query.endDatetime !== undefined
+          ? errors.capture(() => parseInstant(query.endDatetime, site.timeZone, 'End datetime'))
+          : query.endDate !== undefined
+            ? errors.capture(() =>
+                endOfLocalDay(parseLocalDate(query.endDate, site.timeZone, 'End date'), site.timeZone),
+              )
+            : undefined;
+      errors.throwIfAny();
+      const search = query.q?.trim();
+      const filter: CustomerFilter = {
+        ...(search === undefined || search === '' ? {} : { search }),
+        ...(query.dateField === undefined ? {} : { dateField: query.dateField as 'created_at' | 'updated_at' }),
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+        ...(query.direction === undefined ? {} : { direction: query.direction as 'asc' | 'desc' }),
+      };
+      return tx.customers.list(site.id, clampPage(query.page, query.perPage, 50), filter);
+    });
+  }
+
+  /** The customer with this reference (exact); `not_found` when none has it. */
+  lookup(subdomain: string, reference: string): Promise<CustomerRecord> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const found = typeof reference === 'string' ? await tx.customers.findByReference(site.id, reference) : undefined;
+      if (!found) throw notFound('Customer', reference);
+      return found;
     });
   }
 

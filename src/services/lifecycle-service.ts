@@ -227,6 +227,83 @@ export class LifecycleService {
     });
   }
 
+  /**
+   * Changes when a subscription on hold resumes by itself: at `automaticallyResumeAt` (in the
+   * future), or never with null. The hold itself is unchanged.
+   */
+  async changeAutoResume(subdomain: string, id: number, input: HoldInput): Promise<SubscriptionView> {
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      if (subscription.state !== 'on_hold')
+        throw new BillingError(
+          'invalid_transition',
+          `The resume date of a subscription that is ${subscription.state}, not on hold, cannot be changed.`,
+        );
+      const resumeAt =
+        input.automaticallyResumeAt == null
+          ? null
+          : parseInstant(input.automaticallyResumeAt, site.timeZone, 'Automatically resume at');
+      if (resumeAt !== null && resumeAt.getTime() <= ctx.now.getTime())
+        throw invalid('Automatically resume at: must be in the future.');
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['auto_resume'], ctx.now);
+      if (resumeAt !== null) {
+        await ctx.tx.dueWork.schedule({
+          siteId: site.id,
+          kind: 'auto_resume',
+          subjectId: subscription.id,
+          dueAt: resumeAt,
+          uniqueKey: `auto_resume:${subscription.id}:${resumeAt.getTime()}`,
+        });
+      }
+    });
+  }
+
+  /**
+   * Retries the payment of a subscription in dunning now (`PUT /subscriptions/{id}/retry.json`):
+   * its next dunning retry is brought forward to now and run, with the same attempt number, so the
+   * retries after it keep their schedule and count.
+   */
+  async retry(subdomain: string, id: number): Promise<SubscriptionView> {
+    const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
+      const [next] = await ctx.tx.dueWork.pendingFor(site.id, subscription.id, ['dunning_retry']);
+      if (next === undefined || next.status !== 'pending')
+        throw new BillingError(
+          'invalid_transition',
+          `A subscription that is ${subscription.state} has no payment retry to run now.`,
+        );
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+      await ctx.tx.dueWork.schedule({
+        siteId: site.id,
+        kind: 'dunning_retry',
+        subjectId: subscription.id,
+        dueAt: ctx.now,
+        // A key of its own: the canceled row keeps the scheduled one.
+        uniqueKey: `${next.uniqueKey}:now:${ctx.now.getTime()}`,
+        payload: next.payload,
+      });
+    });
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
+  /**
+   * Activates a trialing subscription now (`PUT /subscriptions/{id}/activate.json`): the trial
+   * ends at once and the first period is charged, as when the trial runs out.
+   */
+  async activate(subdomain: string, id: number): Promise<SubscriptionView> {
+    let runNow = false;
+    const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {
+      if (subscription.state !== 'trialing')
+        throw new BillingError(
+          'invalid_transition',
+          `A subscription that is ${subscription.state} cannot be activated; only a trialing one can.`,
+        );
+      runNow = (await changeBillingDateInCommand(ctx, site, subscription, ctx.now)).runNow;
+    });
+    if (!runNow) return view;
+    await this.#renewals.runDueFor(view.subscription.siteId, id);
+    return this.#get(subdomain, id);
+  }
+
   /** Resumes a subscription on hold: a new period starts now and is charged at once. */
   async resume(subdomain: string, id: number): Promise<SubscriptionView> {
     const view = await this.#command(subdomain, id, async (ctx, site, subscription) => {

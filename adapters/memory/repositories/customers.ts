@@ -1,4 +1,4 @@
-import { BillingError, type CustomersRepository } from 'billing-engine';
+import { BillingError, type CustomerFilter, type CustomerRecord, type CustomersRepository } from 'billing-engine';
 import type { MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -27,8 +27,9 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
         throw new BillingError('conflict', 'Reference is already taken.');
       return state.customers.replace(journal, { ...current, ...patch, id, siteId, version: current.version + 1 });
     },
-    async list(siteId, page) {
-      const all = state.customers.filter((c) => c.siteId === siteId);
+    async list(siteId, page, filter = {}) {
+      const all = state.customers.filter((c) => c.siteId === siteId && customerMatches(c, filter));
+      all.sort((a, b) => (filter.direction === 'desc' ? b.id - a.id : a.id - b.id));
       return all.slice((page.page - 1) * page.perPage, page.page * page.perPage);
     },
     async delete(siteId, id) {
@@ -53,4 +54,18 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
       return state.paymentProfiles.replace(journal, { ...current, ...patch, id, siteId });
     },
   };
+}
+
+/** Whether a customer passes a list filter (the SQL repository's `where`, in memory). */
+function customerMatches(customer: CustomerRecord, filter: CustomerFilter): boolean {
+  if (filter.search !== undefined) {
+    const needle = filter.search.toLowerCase();
+    const fields = [customer.firstName, customer.lastName, customer.email, customer.organization, customer.reference];
+    const found = fields.some((field) => field?.toLowerCase().includes(needle));
+    if (!found && !(/^\d+$/.test(filter.search) && Number(filter.search) === customer.id)) return false;
+  }
+  const at = filter.dateField === 'updated_at' ? customer.updatedAt : customer.createdAt;
+  if (filter.start !== undefined && at.getTime() < filter.start.getTime()) return false;
+  if (filter.end !== undefined && at.getTime() > filter.end.getTime()) return false;
+  return true;
 }

@@ -6,9 +6,9 @@ import {
   type CustomersRepository,
   type PaymentProfileRecord,
 } from 'billing-engine';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger } from '../codecs.js';
-import type { CustomersTable, PaymentProfilesTable } from '../schema.js';
+import type { CustomersTable, Database, PaymentProfilesTable } from '../schema.js';
 import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -76,12 +76,16 @@ export function createCustomersRepository(context: RepositoryContext): Customers
       return row && decodeCustomer(row);
     },
 
-    async list(siteId, page) {
+    async list(siteId, page, filter = {}) {
+      const dateColumn = filter.dateField === 'updated_at' ? 'updated_at' : 'created_at';
       const rows = await db
         .selectFrom('customers')
         .selectAll()
         .where('site_id', '=', siteId)
-        .orderBy('id')
+        .$if(filter.search !== undefined, (qb) => qb.where((eb) => searchCondition(eb, filter.search as string)))
+        .$if(filter.start !== undefined, (qb) => qb.where(dateColumn, '>=', encode.instant(filter.start as Date)))
+        .$if(filter.end !== undefined, (qb) => qb.where(dateColumn, '<=', encode.instant(filter.end as Date)))
+        .orderBy('id', filter.direction ?? 'asc')
         .limit(Math.max(0, page.perPage))
         .offset(Math.max(0, (page.page - 1) * page.perPage))
         .execute();
@@ -137,6 +141,25 @@ export function createCustomersRepository(context: RepositoryContext): Customers
       return row && decodeProfile(row);
     },
   };
+}
+
+/**
+ * A customer search: the text, ignoring case, anywhere in a name, the email, the organization or
+ * the reference (`%`, `_` and `\\` in it match only themselves), or a whole number as the id.
+ */
+function searchCondition(eb: ExpressionBuilder<Database, 'customers'>, search: string) {
+  const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const contains = (column: 'first_name' | 'last_name' | 'email' | 'organization' | 'reference') =>
+    sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+  const byText = [
+    contains('first_name'),
+    contains('last_name'),
+    contains('email'),
+    contains('organization'),
+    contains('reference'),
+  ];
+  const id = /^\d+$/.test(search) ? Number(search) : Number.NaN;
+  return eb.or(Number.isSafeInteger(id) ? [...byText, eb('id', '=', id)] : byText);
 }
 
 /** The columns of the fields present in `fields`; keys absent or undefined are left out (unchanged). */

@@ -1,8 +1,8 @@
 /** The transactional outbox on SQL. */
-import type { OutboxEventRecord, OutboxRepository } from 'billing-engine';
-import type { Selectable } from 'kysely';
+import type { OutboxEventRecord, OutboxFilter, OutboxRepository } from 'billing-engine';
+import type { Kysely, Selectable } from 'kysely';
 import { decodeId, decodeInstant, decodeJsonObject } from '../codecs.js';
-import type { OutboxEventsTable } from '../schema.js';
+import type { Database, OutboxEventsTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the outbox repository of one transaction. */
@@ -52,7 +52,42 @@ export function createOutboxRepository({ db, encode, hooks }: RepositoryContext)
         .executeTakeFirst();
       return row && decodeEvent(row);
     },
+
+    async search(siteId, query) {
+      if (query.limit <= 0) return [];
+      const rows = await filtered(db, siteId, query, encode.instant)
+        .selectAll()
+        .orderBy('id', query.direction)
+        .limit(query.limit)
+        .offset(Math.max(0, query.offset))
+        .execute();
+      return rows.map(decodeEvent);
+    },
+
+    async count(siteId, filter) {
+      const row = await filtered(db, siteId, filter, encode.instant)
+        .select((eb) => eb.fn.countAll().as('count'))
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
   };
+}
+
+/** The site's outbox rows that match `filter`, as a query to select from. */
+function filtered(db: Kysely<Database>, siteId: number, filter: OutboxFilter, instant: (at: Date) => Date | number) {
+  let query = db.selectFrom('outbox_events').where('site_id', '=', siteId);
+  if (filter.sinceId !== undefined) query = query.where('id', '>=', filter.sinceId);
+  if (filter.maxId !== undefined) query = query.where('id', '<=', filter.maxId);
+  if (filter.keys !== undefined) {
+    // An empty IN list is not valid SQL everywhere; no keys means no rows.
+    query = filter.keys.length === 0 ? query.where('id', '<', 0) : query.where('key', 'in', [...filter.keys]);
+  }
+  if (filter.subject !== undefined) {
+    query = query.where('subject_type', '=', filter.subject.type).where('subject_id', '=', filter.subject.id);
+  }
+  if (filter.occurredFrom !== undefined) query = query.where('occurred_at', '>=', instant(filter.occurredFrom));
+  if (filter.occurredUntil !== undefined) query = query.where('occurred_at', '<=', instant(filter.occurredUntil));
+  return query;
 }
 
 function decodeEvent(row: Selectable<OutboxEventsTable>): OutboxEventRecord {

@@ -10,12 +10,16 @@ import {
   wireContext,
 } from '../http-context.js';
 import {
+  listPaging,
+  pageOf,
   parseWireRequest,
   productFamilyRequest,
   productRequest,
   serializeProduct,
   serializeProductFamily,
+  wireBoolean,
 } from '../wire-bridge.js';
+import { CATALOG_LIST_FILTERS, queryOf, refuseUnappliedFilters } from './route-params.js';
 
 // The engine has no single-family read yet; the family list is small, so it stands in for one.
 async function findFamily(site: SiteHandle, id: number): Promise<ProductFamilyRecord | undefined> {
@@ -51,6 +55,22 @@ export function registerCatalogRoutes(app: Hono<HttpAppEnv>): void {
     const input = parseWireRequest(productRequest, await readJsonBody(c));
     const view = await c.var.site.catalog.createProduct(familyId, input);
     return sendJson(201, serializeProduct(view, await wireContext(c), await findFamily(c.var.site, familyId)));
+  });
+
+  // Every family's products (the SDK's listProducts), paged; archived ones only when asked for.
+  app.get('/products.json', async (c) => {
+    const query = queryOf(c);
+    refuseUnappliedFilters(query, CATALOG_LIST_FILTERS);
+    const includeArchived = wireBoolean.safeParse(query.include_archived).data === true;
+    const views = await c.var.site.catalog.listProducts({ includeArchived });
+    const paging = listPaging(query);
+    const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
+    const families = new Map((await c.var.site.catalog.listFamilies()).map((family) => [family.id, family]));
+    const context = await wireContext(c);
+    return sendJson(
+      200,
+      pageOf(ordered, paging).map((view) => serializeProduct(view, context, families.get(view.product.familyId))),
+    );
   });
 
   app.get(`/products/:id${JSON_SEGMENT}`, async (c) => {

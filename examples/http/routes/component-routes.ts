@@ -1,4 +1,4 @@
-import { type ComponentView, notFound } from 'billing-engine';
+import { type ComponentView, invalid, notFound } from 'billing-engine';
 import type { Hono } from 'hono';
 import {
   type HttpAppEnv,
@@ -13,12 +13,15 @@ import {
   COMPONENT_KIND_PATHS,
   componentCreateRequest,
   componentUpdateRequest,
+  listPaging,
+  pageOf,
   parseWireRequest,
+  queryText,
   refuseUniquenessToken,
   serializeComponent,
   wireBoolean,
 } from '../wire-bridge.js';
-import { familyParam, queryOf } from './route-params.js';
+import { CATALOG_LIST_FILTERS, componentParam, familyParam, queryOf, refuseUnappliedFilters } from './route-params.js';
 
 /**
  * The component `id` of a path under `/product_families/{fid}/`, checked to be in that family: a
@@ -63,8 +66,40 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
     );
   });
 
+  // Every family's components (the SDK's listComponents), paged; archived ones only when asked for.
+  app.get('/components.json', async (c) => {
+    const query = queryOf(c);
+    refuseUnappliedFilters(query, CATALOG_LIST_FILTERS);
+    const includeArchived = wireBoolean.safeParse(query.include_archived).data === true;
+    const views = await c.var.site.components.list({ includeArchived });
+    const paging = listPaging(query);
+    const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
+    const context = await wireContext(c);
+    return sendJson(
+      200,
+      pageOf(ordered, paging).map((view) => serializeComponent(view, context)),
+    );
+  });
+
+  // Before `/components/{id}.json`, which would read `lookup` as an id and answer a misleading 404.
+  app.get('/components/lookup.json', async (c) => {
+    const handle = queryText(queryOf(c).handle);
+    if (handle === undefined) throw invalid('Handle: cannot be blank.', 'handle');
+    return sendJson(200, serializeComponent(await c.var.site.components.get(handle), await wireContext(c)));
+  });
+
   app.get(`/components/:id${JSON_SEGMENT}`, async (c) => {
-    const view = await c.var.site.components.get(idParam(c, 'id', 'Component'));
+    const view = await c.var.site.components.get(componentParam(c, 'id'));
+    return sendJson(200, serializeComponent(view, await wireContext(c)));
+  });
+
+  // The SDK's updateComponent: the same change as under the component's family path.
+  app.put(`/components/:id${JSON_SEGMENT}`, async (c) => {
+    const current = await c.var.site.components.get(componentParam(c, 'id'));
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(componentUpdateRequest, body);
+    refuseUniquenessToken(body);
+    const view = await c.var.site.components.update(current.component.id, input);
     return sendJson(200, serializeComponent(view, await wireContext(c)));
   });
 

@@ -1,4 +1,4 @@
-import type { CouponRecord, ProductFamilyRecord } from 'billing-engine';
+import { type CouponRecord, notFound, type ProductFamilyRecord } from 'billing-engine';
 import type { Hono } from 'hono';
 import {
   type HttpAppEnv,
@@ -27,6 +27,15 @@ async function couponBodies(c: HttpContext, coupons: readonly CouponRecord[]) {
   );
   const context = await wireContext(c);
   return coupons.map((coupon) => serializeCoupon(coupon, context, families.get(coupon.familyId)));
+}
+
+/** The coupon `id` of a path under `/product_families/{fid}/`, checked to be in that family. */
+async function couponInFamily(c: HttpContext): Promise<CouponRecord> {
+  const family = await c.var.site.catalog.getFamily(familyParam(c, 'fid'));
+  const id = idParam(c, 'id', 'Coupon');
+  const coupon = await c.var.site.coupons.get(id);
+  if (coupon.familyId !== family.id) throw notFound('Coupon', id);
+  return coupon;
 }
 
 async function couponBody(c: HttpContext, coupon: CouponRecord) {
@@ -78,6 +87,31 @@ export function registerCouponRoutes(app: Hono<HttpAppEnv>): void {
     const query = parseWireParams(couponCodeQuery, queryOf(c), 'query');
     const coupon = await c.var.site.coupons.validate(query.code, { productFamilyId });
     return sendJson(200, await couponBody(c, coupon));
+  });
+
+  // The SDK's family paths: a family's coupons, and one coupon read, changed or archived under its
+  // family (a coupon of another family is not found there).
+  app.get('/product_families/:id/coupons.json', async (c) => {
+    const page = couponListQuery.parse(queryOf(c));
+    const coupons = await c.var.site.coupons.list({ ...page, familyId: familyParam(c, 'id') });
+    return sendJson(200, await couponBodies(c, coupons));
+  });
+
+  app.get(`/product_families/:fid/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    return sendJson(200, await couponBody(c, await couponInFamily(c)));
+  });
+
+  app.put(`/product_families/:fid/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    const current = await couponInFamily(c);
+    const body = await readJsonBody(c);
+    const input = parseWireRequest(couponRequest, body);
+    refuseUniquenessToken(body);
+    return sendJson(200, await couponBody(c, await c.var.site.coupons.update(current.id, input)));
+  });
+
+  app.delete(`/product_families/:fid/coupons/:id${JSON_SEGMENT}`, async (c) => {
+    const current = await couponInFamily(c);
+    return sendJson(200, await couponBody(c, await c.var.site.coupons.archive(current.id)));
   });
 
   app.get(`/coupons/:id${JSON_SEGMENT}`, async (c) => {

@@ -8,6 +8,7 @@ import {
   parseOptionalWireRequest,
   parseQueryString,
   parseWireParams,
+  parseWireRequest,
   reactivateParams,
 } from '../wire-bridge.js';
 import { subscriptionBody } from './subscription-routes.js';
@@ -17,7 +18,10 @@ export const DELAYED_CANCEL_MESSAGE = 'This subscription will be canceled at the
 /** The message of undoing a delayed cancellation (reference §4.2, OAS). */
 export const UNDO_DELAYED_CANCEL_MESSAGE = 'This subscription will no longer be canceled';
 
-/** Subscription lifecycle: cancel now or at period end and undo, reactivate, hold and resume. */
+/**
+ * Subscription lifecycle: cancel now or at period end and undo, reactivate, hold (and change its
+ * resume date) and resume, retry a payment in dunning now, and activate a trial now.
+ */
 export function registerLifecycleRoutes(app: Hono<HttpAppEnv>): void {
   // A DELETE with a JSON body (the SDK's cancelSubscription) or without one.
   app.delete(`/subscriptions/:id${JSON_SEGMENT}`, async (c) => {
@@ -52,6 +56,27 @@ export function registerLifecycleRoutes(app: Hono<HttpAppEnv>): void {
     const id = idParam(c, 'id', 'Subscription');
     const input = parseOptionalWireRequest(holdRequest, await readJsonBody(c));
     return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.hold(id, input)));
+  });
+
+  // The SDK's updateAutomaticSubscriptionResumption: a new resume date for a subscription on hold (null: none).
+  app.put('/subscriptions/:id/hold.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const input = parseWireRequest(holdRequest, await readJsonBody(c));
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.changeAutoResume(id, input)));
+  });
+
+  // Retry now: the next dunning retry of a past-due subscription runs at once.
+  app.put('/subscriptions/:id/retry.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.retry(id)));
+  });
+
+  // Ends a trial now and charges the first period. The SDK's optional `revert_on_failure` body is
+  // read and ignored: a failed first charge already leaves the subscription as a failed trial end would.
+  app.put('/subscriptions/:id/activate.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    await readJsonBody(c);
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.activate(id)));
   });
 
   app.post('/subscriptions/:id/resume.json', async (c) => {

@@ -1,4 +1,4 @@
-import { invalid, type MetafieldRecord } from 'billing-engine';
+import { invalid } from 'billing-engine';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, type HttpContext, idParam, readJsonBody, sendJson } from '../http-context.js';
 import {

@@ -1,10 +1,12 @@
 import type { BillingEngine, ClearScope } from 'billing-engine';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, HttpProblem, sendJson } from '../http-context.js';
-import { parseQueryString } from '../wire-bridge.js';
+import { parseQueryString, serializeSite } from '../wire-bridge.js';
 
-/** Site operations: clearing the site's test data. */
+/** Site operations: reading the site, clearing its test data. */
 export function registerSiteRoutes(app: Hono<HttpAppEnv>, engine: BillingEngine): void {
+  app.get('/site.json', async (c) => sendJson(200, serializeSite(await c.var.site.info())));
+
   // The SDK posts this with an empty body typed as a form (real-clients §3 row 26); the body is not read.
   app.post('/sites/clear_data.json', async (c) => {
     const site = await c.var.site.info();

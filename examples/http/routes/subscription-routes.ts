@@ -19,6 +19,7 @@ import {
   subscriptionListQuery,
   updateSubscriptionRequest,
 } from '../wire-bridge.js';
+import { registerKnownUnservedRoutes } from './method-routes.js';
 
 /**
  * `{"subscription":{...}}` bodies for views. The nested product shows its family in full, which a
@@ -45,6 +46,9 @@ function search(c: HttpContext): string {
  * product and billing-date changes. The transaction lists are the ledger's (see ledger-routes).
  */
 export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
+  // Before `/subscriptions/{id}.json`, which would read `lookup` or `preview` as an id.
+  registerKnownUnservedRoutes(app);
+
   app.post('/subscriptions.json', async (c) => {
     const input = parseWireRequest(createSubscriptionRequest, await readJsonBody(c));
     const view = await c.var.site.subscriptions.create(input);
