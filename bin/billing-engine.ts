@@ -16,6 +16,7 @@
  * environment variable DATABASE_URL is used when it is not given. Every setting is read and
  * validated in ./config.ts (README.md, "Configuration"); storage drivers load only when needed.
  */
+import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { serve } from '@hono/node-server';
@@ -40,7 +41,7 @@ import { startWorkLoop, type WorkLoop } from '../examples/http/ops/work-loop.js'
 import { type Config, ConfigError, parseUntil, readConfig } from './config.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
 import { ProgressBar, sumCounts } from './progress-bar.js';
-import { simulate } from './simulate.js';
+import { formatSimulationTable, renderSimulationHtml, simulate } from './simulate.js';
 import { MissingDriverError, openStorage } from './storage-from-url.js';
 
 // The package's own package.json, by name: the same from bin/ in a checkout and dist/bin/ installed.
@@ -58,6 +59,12 @@ const dbOption = [
 ] as const;
 const database = (db: string | undefined) =>
   readConfig(['database'], { ...(db === undefined ? {} : { database: db }) }).database;
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of at least 0.');
+  return n;
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -625,17 +632,26 @@ program
 
 program
   .command('simulate')
-  .description('Bill a generated book of subscriptions for some months on a manual clock and print a summary.')
+  .description(
+    'Bill a generated book of subscriptions for some months on a manual clock and print a summary and a month-by-month table.',
+  )
   .option('--db <url>', 'SQLite file path or postgres:// URL (default: a throw-away in-memory SQLite)')
-  .option('--subscriptions <n>', 'how many subscriptions', positiveInt, 200)
+  .option('--subscriptions <n>', 'how many subscriptions at the start', positiveInt, 200)
   .option('--months <n>', 'how many months to bill', positiveInt, 12)
-  .action(async (options: { db?: string; subscriptions: number; months: number }) => {
+  .option('--growth <n>', 'new subscriptions each later month', wholeNumber, 0)
+  .option('--html <file>', 'also write the report as an HTML page with a chart')
+  .action(async (options: { db?: string; subscriptions: number; months: number; growth: number; html?: string }) => {
     const { storage } = await openStorage(options.db ?? ':memory:');
     try {
       const summary = await simulate(storage, options);
       console.log(
         `${summary.subscriptions} subscriptions over ${summary.months} months: ${summary.renewals} renewals, ${summary.declines} declines, revenue ${(summary.revenueInCents / 100).toFixed(2)} USD, ${summary.churned} churned, ${summary.active} active (${summary.seconds.toFixed(1)} s)`,
       );
+      console.log(`\n${formatSimulationTable(summary)}`);
+      if (options.html !== undefined) {
+        writeFileSync(options.html, renderSimulationHtml(summary));
+        console.log(`\nwrote ${options.html}`);
+      }
     } finally {
       await storage.close();
     }

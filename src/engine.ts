@@ -1,6 +1,10 @@
 import mitt, { type Emitter } from 'mitt';
 import { systemClock } from './clock.js';
 import type { BillingEventMap, EventKey } from './events.js';
+import { withDocumentEvents, withPaymentInvoices } from './invoices/document-events.js';
+import { bindInvoices, InvoiceService } from './invoices/invoice-service.js';
+import type { InvoicesApi } from './invoices/model.js';
+import { refusingLiveSitePayments } from './live-site-guard.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
 import type { SiteRecord, Storage } from './ports/storage.js';
@@ -10,6 +14,7 @@ import { ComponentService } from './services/component-service.js';
 import { CouponService } from './services/coupon-service.js';
 import { CustomerService } from './services/customer-service.js';
 import { DirectPostService } from './services/direct-post-service.js';
+import { EventService } from './services/event-service.js';
 import { LedgerService } from './services/ledger-service.js';
 import { LifecycleService } from './services/lifecycle-service.js';
 import { MetafieldService } from './services/metafield-service.js';
@@ -34,7 +39,10 @@ export interface BillingEngineOptions {
   readonly storage: Storage;
   /** The engine's only source of time; default the system clock. Use a ManualClock to simulate. */
   readonly clock?: Clock;
-  /** The payment gateway; default the built-in test gateway (see the README). */
+  /**
+   * The payment gateway. Required for live sites: without it, test sites use the built-in test
+   * gateway and any payment on a live site is refused (`gateway_error`) before the gateway is called.
+   */
   readonly gateway?: PaymentGateway;
   /**
    * Webhook delivery: local receivers (loopback on any port, for development and tests only;
@@ -85,7 +93,7 @@ const METAFIELDS = [
   'listMetadata',
   'deleteMetadata',
 ] as const;
-const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete'] as const;
+const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete', 'search', 'lookup'] as const;
 const SUBSCRIPTIONS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
 const LIFECYCLE = [
   'changeBillingDate',
@@ -96,10 +104,14 @@ const LIFECYCLE = [
   'reactivate',
   'hold',
   'resume',
+  'changeAutoResume',
+  'retry',
+  'activate',
 ] as const;
 const MIGRATIONS = ['changeProduct', 'migrate'] as const;
 const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
 const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
+const EVENTS = ['list', 'listForSubscription', 'count'] as const;
 const WEBHOOKS = [
   'createEndpoint',
   'updateEndpoint',
@@ -152,6 +164,10 @@ export interface SiteHandle {
   readonly referrals: Bound<ReferralService, 'validate'>;
   /** Webhook endpoints, the webhook list, test messages and replays. */
   readonly webhooks: Bound<WebhookService, (typeof WEBHOOKS)[number]>;
+  /** Invoices, credit notes and statements built from the ledger. */
+  readonly invoices: InvoicesApi;
+  /** Polling the site's events (the outbox): lists, a subscription's events and counts. */
+  readonly events: Bound<EventService, (typeof EVENTS)[number]>;
 }
 
 /** The billing engine: sites, their site-scoped handles, due work and in-process events. */
@@ -205,16 +221,22 @@ function freezeHandle(handle: SiteHandle): SiteHandle {
 /** Creates a billing engine over a storage, a clock and a payment gateway. */
 export function createBillingEngine(options: BillingEngineOptions): BillingEngine {
   const storage = options.storage;
+  // No gateway given: the test gateway serves test sites, and payments on live sites are refused.
+  const commandStorage = options.gateway === undefined ? refusingLiveSitePayments(storage) : storage;
   const clock = options.clock ?? systemClock;
   const gateway = options.gateway ?? createTestGateway();
   const emitter: Emitter<BillingEventMap> = mitt<BillingEventMap>();
   // Late-bound: the webhook service needs the deps, and the deps fan events out to it.
   let webhooks: WebhookService | undefined;
   const deps: SubscriptionDeps = {
-    storage,
+    // Invoice events raised inside `post()` are flushed with each transaction (invoices/document-events.ts).
+    storage: withDocumentEvents(commandStorage, {
+      fanOut: (tx, events, now) => webhooks!.fanOut(tx, events, now),
+      emit: (key, event) => deps.emitter.emit(key, event),
+    }),
     clock,
     gateway,
-    onEvents: (tx, events, now) => webhooks!.fanOut(tx, events, now),
+    onEvents: async (tx, events, now) => webhooks!.fanOut(tx, await withPaymentInvoices(tx, events), now),
     emitter: {
       emit(key, event) {
         // A throwing listener must not turn a committed command into a reported failure.
@@ -236,7 +258,9 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const customers = new CustomerService(deps);
   const subscriptions = new SubscriptionService(deps);
   const ledger = new LedgerService(deps);
+  const invoices = new InvoiceService(deps, ledger);
   const notes = new NoteService(deps);
+  const events = new EventService(deps);
   const referrals = new ReferralService(deps);
   const allocations = new AllocationService(deps);
   // Allocation payments carry their own reconciliation plan; every other one is the ledger's.
@@ -285,6 +309,8 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       allocations: bind(allocations, subdomain, ALLOCATIONS),
       referrals: bind(referrals, subdomain, ['validate']),
       webhooks: bind(webhookService, subdomain, WEBHOOKS),
+      invoices: bindInvoices(invoices, subdomain),
+      events: bind(events, subdomain, EVENTS),
     };
   };
 

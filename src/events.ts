@@ -31,6 +31,9 @@ export const EVENT_KEYS = [
   'dunning_step_reached',
   'delayed_subscription_creation_success',
   'site_update',
+  'invoice_issued',
+  'invoice_voided',
+  'credit_note_created',
   'test',
 ] as const;
 

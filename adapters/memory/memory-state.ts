@@ -4,10 +4,13 @@ import type {
   ComponentRecord,
   ComponentVersionRecord,
   CouponRecord,
+  CreditNoteRecord,
   CustomerRecord,
   DirectCallRecord,
   DirectCredentialRecord,
   DueWorkRecord,
+  InvoiceEventRecord,
+  InvoiceRecord,
   MetadataRecord,
   MetafieldRecord,
   NoteRecord,
@@ -63,6 +66,14 @@ export interface DirectPostClaimRow {
   readonly createdAt: Date;
 }
 
+/** The last number taken in one numbering series of a site (invoices, credit notes). */
+export interface DocumentSequenceRow {
+  readonly id: number;
+  readonly siteId: number;
+  readonly series: string;
+  readonly last: number;
+}
+
 /**
  * The key of a secondary index: the looked-up fields joined by NUL. Lookups check the fields
  * themselves too, so even a key that could be spelled two ways only widens the candidates.
@@ -110,6 +121,14 @@ export class MemoryState {
   readonly directCalls = new MemoryTable<DirectCallRow>();
   /** Replay claims of signed direct posts; kept when a site's data is cleared. */
   readonly directPostClaims = new MemoryTable<DirectPostClaimRow>();
+  readonly invoices = new MemoryTable<InvoiceRecord>();
+  readonly creditNotes = new MemoryTable<CreditNoteRecord>();
+  readonly invoiceEvents = new MemoryTable<InvoiceEventRecord & { readonly siteId: number }>();
+  /** Numbering counters; kept when a site's data is cleared, so numbers are never reused. */
+  readonly documentSequences = new MemoryTable<DocumentSequenceRow>();
+  readonly invoicesByUid = this.invoices.index((i) => keyOf(i.siteId, i.uid));
+  readonly invoicesBySubscription = this.invoices.index((i) => keyOf(i.siteId, i.subscriptionId));
+  readonly documentSequencesByKey = this.documentSequences.index((r) => keyOf(r.siteId, r.series));
   /** Payment attempts by site and idempotency key (unique): every payment looks its key up. */
   readonly paymentsByKey = this.payments.index((p) => keyOf(p.siteId, p.idempotencyKey));
   /** Due work by site and unique key: every schedule checks it. */
@@ -144,6 +163,7 @@ export class MemoryState {
       this.coupons,
       this.metafields,
       this.webhookEndpoints,
+      this.documentSequences,
       ...this.customerTables(),
     ];
   }
@@ -163,6 +183,9 @@ export class MemoryState {
       this.usages,
       this.webhooks,
       this.directCalls,
+      this.invoices,
+      this.creditNotes,
+      this.invoiceEvents,
     ];
   }
 }

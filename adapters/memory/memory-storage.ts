@@ -9,6 +9,7 @@ import { memoryCustomers } from './repositories/customers.js';
 import { memoryDirectCalls } from './repositories/direct-calls.js';
 import { memoryDueWork } from './repositories/due-work.js';
 import { memoryIdempotency } from './repositories/idempotency.js';
+import { memoryInvoices } from './repositories/invoices.js';
 import { memoryLedger } from './repositories/ledger.js';
 import { memoryMetafields } from './repositories/metafields.js';
 import { memoryNotes } from './repositories/notes.js';
@@ -98,6 +99,9 @@ class MemoryTransaction implements StorageTransaction {
   }
   get directCalls() {
     return this.repository('directCalls', memoryDirectCalls);
+  }
+  get invoices() {
+    return this.repository('invoices', memoryInvoices);
   }
 }
 

@@ -142,6 +142,10 @@ export interface Database {
   direct_calls: DirectCallsTable;
   direct_post_claims: DirectPostClaimsTable;
   billing_migrations: BillingMigrationsTable;
+  document_sequences: DocumentSequencesTable;
+  invoices: InvoicesTable;
+  credit_notes: CreditNotesTable;
+  invoice_events: InvoiceEventsTable;
 }
 
 /** `product_families`, unique handle per site. */
@@ -492,5 +496,52 @@ export interface DirectCallsTable {
   success: BooleanColumn;
   request: JsonColumn;
   response: JsonColumn;
+  created_at: InstantColumn;
+}
+
+/** `document_sequences`: the last number taken in each numbering series of a site. */
+export interface DocumentSequencesTable {
+  site_id: Int8Column;
+  series: string;
+  last_value: Int8Column;
+}
+
+/** `invoices`: the filterable columns beside the whole record as a JSON document. */
+export interface InvoicesTable {
+  id: IdColumn;
+  site_id: Int8Column;
+  uid: string;
+  sequence_number: Int8Column;
+  number: string;
+  subscription_id: Int8Column;
+  customer_id: Int8Column;
+  status: string;
+  issue_date: string;
+  due_date: string;
+  paid_date: string | null;
+  document: JsonColumn;
+  created_at: InstantColumn;
+  updated_at: InstantColumn;
+}
+
+/** `credit_notes`: like invoices, a document beside its keys. */
+export interface CreditNotesTable {
+  id: IdColumn;
+  site_id: Int8Column;
+  uid: string;
+  sequence_number: Int8Column;
+  invoice_uid: string;
+  subscription_id: Int8Column;
+  document: JsonColumn;
+  created_at: InstantColumn;
+}
+
+/** `invoice_events`: an invoice's history. */
+export interface InvoiceEventsTable {
+  id: IdColumn;
+  site_id: Int8Column;
+  invoice_uid: string;
+  event_type: string;
+  data: JsonColumn;
   created_at: InstantColumn;
 }

@@ -23,6 +23,7 @@ import { createCustomersRepository } from './repositories/customers.js';
 import { createDirectCallsRepository } from './repositories/direct-calls.js';
 import { createDueWorkRepository } from './repositories/due-work.js';
 import { createIdempotencyRepository } from './repositories/idempotency.js';
+import { createInvoicesRepository } from './repositories/invoices.js';
 import { createLedgerRepository } from './repositories/ledger.js';
 import { createMetafieldsRepository } from './repositories/metafields.js';
 import { createNotesRepository } from './repositories/notes.js';
@@ -56,6 +57,7 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   subscriptionComponents: createSubscriptionComponentsRepository,
   webhooks: createWebhooksRepository,
   directCalls: createDirectCallsRepository,
+  invoices: createInvoicesRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

@@ -31,9 +31,11 @@ import type {
 export type * from './billing-records.js';
 
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
+import type { InvoicesRepository } from './invoice-records.js';
 
 export type * from './catalog-extras.js';
 export type * from './delivery-records.js';
+export type * from './invoice-records.js';
 
 /** Test or live; a site goes live only after its test data has been cleared. */
 export type SiteMode = 'test' | 'live';
@@ -52,6 +54,12 @@ export interface SiteSettings {
   };
   /** Whether webhooks are sent for this site. */
   readonly webhooksEnabled: boolean;
+  /**
+   * Invoice numbering and terms: `prefix` goes before the site's gap-free number (`INV-` gives
+   * `INV-1`), `netTermsDays` puts the due date after the issue date. Absent on sites made before
+   * invoices: no prefix, due on issue.
+   */
+  readonly invoices?: { readonly prefix: string; readonly netTermsDays: number };
   /** Billing-portal actions the merchant allows. */
   readonly portal: {
     readonly allowPlanChange: boolean;
@@ -310,6 +318,16 @@ export interface DueWorkRepository {
   complete(siteId: number, id: number, owner: string, now: Date): Promise<boolean>;
   /** Returns a claimed row to pending at `dueAt` with `attempts` incremented, only if `owner` holds it. */
   release(siteId: number, id: number, owner: string, dueAt: Date, now: Date): Promise<boolean>;
+  /**
+   * Moves the lease of the given rows that `owner` still holds to `leaseUntil` (a worker keeps its
+   * claims alive while a slow gateway holds them); returns how many it extended.
+   */
+  extendLeases(
+    rows: readonly { readonly siteId: number; readonly id: number }[],
+    owner: string,
+    leaseUntil: Date,
+    now: Date,
+  ): Promise<number>;
   /** Cancels pending or claimed rows about one subject (all kinds, or the given ones); returns how many. */
   cancelFor(siteId: number, subjectId: number, kinds: readonly DueWorkKind[] | undefined, now: Date): Promise<number>;
   /** The earliest `dueAt` of pending rows, or undefined. */
@@ -329,6 +347,29 @@ export interface OutboxRepository {
   listAfter(siteId: number, afterId: number, limit: number): Promise<OutboxEventRecord[]>;
   /** One event, or undefined. */
   findById(siteId: number, id: number): Promise<OutboxEventRecord | undefined>;
+  /** One page of the site's events matching `query`, by id in its direction (the events API). */
+  search(siteId: number, query: OutboxQuery): Promise<OutboxEventRecord[]>;
+  /** How many of the site's events match `filter`. */
+  count(siteId: number, filter: OutboxFilter): Promise<number>;
+}
+
+/** Which outbox events a search keeps; every bound is inclusive and every given condition must hold. */
+export interface OutboxFilter {
+  readonly sinceId?: number;
+  readonly maxId?: number;
+  /** Only events of these keys; an empty list matches nothing. */
+  readonly keys?: readonly string[];
+  /** Only events about this subject. */
+  readonly subject?: { readonly type: string; readonly id: number };
+  readonly occurredFrom?: Date;
+  readonly occurredUntil?: Date;
+}
+
+/** A page of an outbox search: the filter, the id order and the rows to skip and take. */
+export interface OutboxQuery extends OutboxFilter {
+  readonly direction: 'asc' | 'desc';
+  readonly offset: number;
+  readonly limit: number;
 }
 
 /**
@@ -354,6 +395,7 @@ export interface StorageTransaction {
   readonly subscriptionComponents: SubscriptionComponentsRepository;
   readonly webhooks: WebhooksRepository;
   readonly directCalls: DirectCallsRepository;
+  readonly invoices: InvoicesRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -80,6 +80,8 @@ export interface RefundInput extends AmountFields {
   readonly external?: boolean;
   /** Duplicate prevention (reference §8.4). */
   readonly uniquenessToken?: string | null;
+  /** The invoice whose payment this returns (`site.invoices.refund`): its credit note is issued first. */
+  readonly invoiceUid?: string;
 }
 
 /** Input of {@link LedgerService.transactions} (reference §7.1, §8.3). */
@@ -142,6 +144,8 @@ interface RefundPlan {
   readonly paymentId: number;
   readonly amountInCents: number;
   readonly memo: string;
+  /** The invoice the refund's credit note goes to first, when the caller named one. */
+  readonly invoiceUid?: string;
 }
 
 /** A charge or refund outcome that is known (not `unknown`). */
@@ -302,9 +306,13 @@ export class LedgerService {
       if (CLOSED_STATES.includes(subscription.state))
         errors.add('This subscription is not eligible to accept credits.');
       errors.throwIfAny();
-      const [written] = await post(ctx.tx, [
-        line(subscription, 'credit', null, amount === 0 ? 0 : -amount!, memo!, ctx.now),
-      ]);
+      // A manual credit is not billed: it is money the subscription holds, applied to its open
+      // invoices (oldest first) and to later ones as they are issued.
+      const [written] = await post(
+        ctx.tx,
+        [line(subscription, 'credit', null, amount === 0 ? 0 : -amount!, memo!, ctx.now)],
+        { invoice: false },
+      );
       await settleIfPaid(ctx, site.id, subscription.id);
       return written!;
     });
@@ -375,13 +383,18 @@ export class LedgerService {
           throw invalid(OVER_REFUND, 'amount');
         }
       }
+      const documents = input.invoiceUid === undefined ? {} : { refundInvoiceUid: input.invoiceUid };
       if (external) {
-        const [written] = await post(ctx.tx, [
-          line(subscription, 'refund', 'manual', refundInCents, memo!, ctx.now, {
-            success: true,
-            paymentId: payment?.id ?? null,
-          }),
-        ]);
+        const [written] = await post(
+          ctx.tx,
+          [
+            line(subscription, 'refund', 'manual', refundInCents, memo!, ctx.now, {
+              success: true,
+              paymentId: payment?.id ?? null,
+            }),
+          ],
+          documents,
+        );
         await recordRefund(ctx, this.#deps.gateway.name, subscription, written!, payment, refundInCents, memo!);
         return { kind: 'done' as const, refund: written! };
       }
@@ -392,6 +405,7 @@ export class LedgerService {
         paymentId: payment!.id,
         amountInCents: refundInCents,
         memo: memo!,
+        ...(input.invoiceUid === undefined ? {} : { invoiceUid: input.invoiceUid }),
       };
       const attempt = await insertAttempt(ctx, site, subscription, key, refundInCents, 'refund');
       await scheduleReconcile(ctx, attempt, plan);
@@ -669,13 +683,17 @@ export class LedgerService {
       const payment = await ctx.tx.ledger.findById(siteId, plan.paymentId);
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
       if (result.outcome === 'success') {
-        const [refund] = await post(ctx.tx, [
-          line(subscription, 'refund', null, plan.amountInCents, plan.memo, ctx.now, {
-            success: true,
-            paymentId: plan.paymentId,
-            gatewayTransactionId: result.transactionId,
-          }),
-        ]);
+        const [refund] = await post(
+          ctx.tx,
+          [
+            line(subscription, 'refund', null, plan.amountInCents, plan.memo, ctx.now, {
+              success: true,
+              paymentId: plan.paymentId,
+              gatewayTransactionId: result.transactionId,
+            }),
+          ],
+          typeof plan.invoiceUid === 'string' ? { refundInvoiceUid: plan.invoiceUid } : {},
+        );
         await ctx.tx.payments.update(siteId, attempt.id, {
           status: 'succeeded',
           gatewayTransactionId: result.transactionId,

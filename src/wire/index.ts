@@ -17,6 +17,7 @@ export {
   usageRequest,
   type WireAllocation,
 } from './allocation-request.js';
+export { customerListInput, listPaging, queryText } from './api-list-queries.js';
 export {
   COMPONENT_KIND_PATHS,
   componentCreateRequest,
@@ -132,6 +133,7 @@ export {
 export { type CouponJson, couponJson, serializeCoupon } from './serialize-coupon.js';
 export { type CreditCardJson, creditCardJson } from './serialize-credit-card.js';
 export { type CustomerJson, customerJson, serializeCustomer } from './serialize-customer.js';
+export { type EventJson, eventJson, eventListInput, serializeEvent } from './serialize-event.js';
 export {
   type MetadataJson,
   type MetafieldJson,
@@ -147,6 +149,7 @@ export { serializePaymentProfile } from './serialize-payment-profile.js';
 export { type ProductJson, productJson, serializeProduct } from './serialize-product.js';
 export { type ProductFamilyJson, productFamilyJson, serializeProductFamily } from './serialize-product-family.js';
 export { type ReferralCodeJson, serializeReferralCode } from './serialize-referral-code.js';
+export { type SiteJson, serializeSite } from './serialize-site.js';
 export { type SubscriptionJson, serializeSubscription, subscriptionJson } from './serialize-subscription.js';
 export { serializeTransaction, type TransactionJson, transactionJson } from './serialize-transaction.js';
 export {

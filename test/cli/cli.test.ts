@@ -116,10 +116,23 @@ describe('admin CLI', () => {
     // and the first retry collects it (2 declines, 2 recoveries, and a recovery is not a renewal).
     // Renewals: the other 16 renew twice each (Basic: Feb 1 and Mar 1; Team: at the end of its
     // 14-day trial, Jan 15, and Feb 15) = 32, plus the Mar 1 renewals of customers 4 and 14 = 34.
-    // The month-by-month table follows the summary line.
+    // The month-by-month table follows the summary line, one row per month.
     expect(sim.out).toMatch(
       /^20 subscriptions over 2 months: 34 renewals, 8 declines, revenue [\d.]+ USD, 2 churned, 18 active/,
     );
+    const table = sim.out.split('\n\n')[1]?.split('\n') ?? [];
+    expect(table[0]).toMatch(/^Month\s+MRR\s+Active\s+New\s+Churned\s+Renewed\s+Declined\s+Recovered\s+Revenue$/);
+    expect(
+      table
+        .slice(2)
+        .filter(Boolean)
+        .map((row) => row.split(/\s+/)[0]),
+    ).toEqual(['2026-01', '2026-02']);
+    const html = join(dir, 'report.html');
+    const withChart = cli('simulate', '--subscriptions', '5', '--months', '1', '--growth', '2', '--html', html);
+    expect(withChart.code).toBe(0);
+    expect(readFileSync(html, 'utf8')).toMatch(/<svg[\s\S]*<polyline class="mrr"/);
+    expect(cli('simulate', '--growth', '-1').code).not.toBe(0);
     expect(cli('run-due', '--db', db, '--until', 'not-a-date').code).not.toBe(0);
   }, 120_000);
 

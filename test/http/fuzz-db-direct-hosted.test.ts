@@ -4,11 +4,14 @@
  * (card update page, billing portal and its actions, forged tokens and links). Never a 5xx, always
  * the interface's own answer shape (a signed redirect or the call's JSON for direct posts, an HTML
  * page for hosted pages), and the SQLite dump unchanged after every refused request and every GET,
- * except for what a refused direct post records by design (named below). Also checks that every
- * route of the app has a fuzz case.
+ * except for what a refused direct post records by design (named below). Also the documents that
+ * are not JSON (invoice and credit note PDFs, an invoice's HTML page, the portal's invoice
+ * download), the public API reference, and the invoice and events route families of the main API
+ * (run here, beside the documents). Also checks that every route of the app has a fuzz case.
  */
 import { createHash } from 'node:crypto';
-import { createPortalLink, directRequestSignature, encodeSecureData, hostedPageToken } from 'billing-engine';
+import { createPortalLink } from 'billing-engine';
+import { directRequestSignature, encodeSecureData, hostedPageToken } from 'billing-engine/chargify';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFlash } from '../../examples/http/hosted/portal-flash.js';
@@ -19,6 +22,7 @@ import {
   describeRequest,
   expectServiceError,
   type FuzzSession,
+  fuzzApiFamily,
   fuzzParameters,
   JSON_TYPE,
   noNetworkFetch,
@@ -817,4 +821,203 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
       session.close();
     }
   }, 120_000);
+  it('the portal invoice download: the link customer’s own issued invoices as a PDF, anything else the 404 page', async () => {
+    const f = http();
+    const { own, other, session } = await worlds(f);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          often<LinkChoice>('valid', 'forged', 'expired', 'lone-customer', 'other-site', 'hostile'),
+          often<'own' | 'own-open' | 'other-site' | 'json' | 'no-suffix' | 'hostile'>(
+            'own',
+            'own-open',
+            'other-site',
+            'json',
+            'no-suffix',
+            'hostile',
+          ),
+          often<HostChoice>('own', 'other', 'unknown'),
+          fc.constantFrom(...HOSTILE_SEGMENTS),
+          async (link, file, host, segment) => {
+            const names = {
+              own: `${own.invoiceUid}.pdf`,
+              'own-open': `${own.openInvoiceUid}.pdf`,
+              'other-site': `${other.invoiceUid}.pdf`,
+              json: `${own.invoiceUid}.json`,
+              'no-suffix': own.invoiceUid,
+              hostile: segment,
+            };
+            const base = portalBase(f, own, other, link, segment);
+            const request = pageRequest(pageHost(f, own, other, host), 'GET', `${base}/invoices/${names[file]}`);
+            await session.send(request, (reply) => {
+              const label = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 200)}`;
+              // Only the link's own customer's issued invoice, as its PDF, on the link's own site.
+              const mayServe = link === 'valid' && host === 'own' && (file === 'own' || file === 'own-open');
+              if (reply.status === 200 && reply.headers['content-type'] === 'application/pdf') {
+                expect(mayServe, `${label}: served a PDF it must not`).toBe(true);
+                expect(reply.text.startsWith('%PDF-'), label).toBe(true);
+                expect(String(reply.headers['content-disposition']), label).toMatch(
+                  /^attachment; filename="[\w-]+\.pdf"$/,
+                );
+                return { rejected: false };
+              }
+              expect(mayServe, `${label}: the link's own invoice was not served`).toBe(false);
+              const verdict = judgeHosted(f, request, reply);
+              expect(verdict.rejected, label).toBe(true);
+              return verdict;
+            });
+          },
+        ),
+        fuzzParameters(5308, 80),
+      );
+    } finally {
+      session.close();
+    }
+    expect(session.stats.accepted, JSON.stringify(session.stats)).toBeGreaterThan(0);
+    expect(session.stats.rejected, JSON.stringify(session.stats)).toBeGreaterThan(session.stats.requests / 3);
+  }, 120_000);
+
+  it('invoice and credit note documents (PDF, HTML): a site’s own, with its key, on its host; anything else refused', async () => {
+    const f = http();
+    const { own, other, session } = await worlds(f);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('invoice.pdf', 'invoice.html', 'open.pdf', 'credit.pdf', 'credit.html'),
+          often<'own' | 'other-site' | 'hostile'>('own', 'other-site', 'hostile'),
+          often<'host' | 'other' | 'none' | 'wrong'>('host', 'other', 'none', 'wrong'),
+          often<HostChoice>('own', 'other', 'unknown'),
+          fc.constantFrom(...HOSTILE_SEGMENTS),
+          async (doc, whose, key, host, segment) => {
+            const w = whose === 'other-site' ? other : own;
+            const [kind, suffix] = doc.split('.') as [string, string];
+            const uid =
+              whose === 'hostile'
+                ? segment
+                : kind === 'invoice'
+                  ? w.invoiceUid
+                  : kind === 'open'
+                    ? w.openInvoiceUid
+                    : w.creditNoteUid;
+            const path = `/${kind === 'credit' ? 'credit_notes' : 'invoices'}/${uid}.${suffix}`;
+            const hostSite = host === 'own' ? own : host === 'other' ? other : undefined;
+            const keys = {
+              host: (hostSite ?? own).apiKey,
+              other: (hostSite === other ? own : other).apiKey,
+              none: undefined,
+              wrong: 'not-a-key',
+            };
+            const request: RawRequest = {
+              method: 'GET',
+              path,
+              headers: {
+                host: pageHost(f, own, other, host),
+                ...(keys[key] === undefined ? {} : { authorization: basic(keys[key]) }),
+              },
+            };
+            await session.send(request, (reply) => {
+              const label = `${describeRequest(request)} (key: ${key})\n→ ${reply.status} ${reply.text.slice(0, 200)}`;
+              // A credit note has no HTML page; anything else is served to its own site's key on its host.
+              const mayServe =
+                key === 'host' &&
+                hostSite !== undefined &&
+                whose !== 'hostile' &&
+                w === hostSite &&
+                doc !== 'credit.html';
+              if (reply.status === 200) {
+                expect(mayServe, `${label}: served a document it must not`).toBe(true);
+                if (suffix === 'pdf') {
+                  expect(reply.headers['content-type'], label).toBe('application/pdf');
+                  expect(reply.text.startsWith('%PDF-'), label).toBe(true);
+                } else {
+                  expect(reply.headers['content-type'], label).toBe(HTML_TYPE);
+                  expect(reply.text, label).toContain(w.marker);
+                }
+                return { rejected: false };
+              }
+              expect(mayServe, `${label}: the site's own document was not served`).toBe(false);
+              expect([400, 401, 404, 422], label).toContain(reply.status);
+              expectServiceError(reply, label);
+              return { rejected: true };
+            });
+          },
+        ),
+        fuzzParameters(5309, 80),
+      );
+    } finally {
+      session.close();
+    }
+    expect(session.stats.accepted, JSON.stringify(session.stats)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('the API reference (/openapi.json, /docs, its script): public on any host, key and query; never 5xx, changes nothing', async () => {
+    const f = http();
+    const { own, other, session } = await worlds(f);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('/openapi.json', '/docs', '/docs/api-reference.js'),
+          often<HostChoice>('own', 'other', 'unknown'),
+          fc.constantFrom(undefined, own.apiKey, other.apiKey, 'wrong'),
+          fc.array(fc.constantFrom(...HOSTILE_SEGMENTS, 'a=1', 'x'), { maxLength: 3 }),
+          async (path, host, key, query) => {
+            const request: RawRequest = {
+              method: 'GET',
+              path: query.length === 0 ? path : `${path}?${query.join('&')}`,
+              headers: {
+                host: pageHost(f, own, other, host),
+                ...(key === undefined ? {} : { authorization: basic(key) }),
+              },
+            };
+            await session.send(request, (reply) => {
+              const label = `${describeRequest(request)}\n→ ${reply.status} ${reply.text.slice(0, 200)}`;
+              // No site's data in the reference: neither site's marker nor key.
+              for (const w of [own, other]) {
+                expect(reply.text, label).not.toContain(w.marker);
+                expect(reply.text, label).not.toContain(w.apiKey);
+              }
+              if (path === '/docs/api-reference.js' && reply.status === 404) {
+                // The script is served only when @scalar/api-reference is installed beside the server.
+                expectServiceError(reply, label);
+                return { rejected: true };
+              }
+              if (reply.status === 422) {
+                expectServiceError(reply, label);
+                return { rejected: true };
+              }
+              expect(reply.status, label).toBe(200);
+              const type = String(reply.headers['content-type']);
+              if (path === '/openapi.json') {
+                expect(type, label).toBe(JSON_TYPE);
+                expect(reply.json<{ openapi: string }>().openapi, label).toMatch(/^3\.1\./);
+              } else if (path === '/docs') expect(type, label).toMatch(/^text\/html/i);
+              else expect(type, label).toMatch(/^text\/javascript/i);
+              return { rejected: true };
+            });
+          },
+        ),
+        fuzzParameters(5310, 30),
+      );
+    } finally {
+      session.close();
+    }
+  }, 120_000);
+});
+
+describe('fuzz: malformed invoice and events requests never 5xx and change nothing when refused', () => {
+  const http = useHttpFixture({ rateLimit: false, storage: 'sqlite-file', webhooks: { fetch: noNetworkFetch } });
+
+  /** The main-API families fuzzed in this file (the others are in fuzz-db-subscriptions and fuzz-db-catalog). */
+  const FAMILIES: readonly (readonly [family: string, seed: number, runs: number])[] = [
+    ['invoices', 5311, 60],
+    ['events', 5312, 50],
+  ];
+
+  for (const [family, seed, runs] of FAMILIES) {
+    it(`${family}: ${runs} runs, every route of the family each run, dump compared after each request`, async () => {
+      const stats = await fuzzApiFamily(http(), family, seed, runs);
+      // The generators must mostly produce refusals, or the dump comparison would test little.
+      expect(stats.rejected, JSON.stringify(stats)).toBeGreaterThan(stats.requests / 4);
+    }, 120_000);
+  }
 });

@@ -7,7 +7,7 @@
  * refused request and every GET each table has the same rows (count and content). Runs on the
  * server of BILLING_TEST_POSTGRES_URL, else on PGlite.
  */
-import { hostedPageToken } from 'billing-engine';
+import { hostedPageToken } from 'billing-engine/chargify';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closePostgresTestServer } from '../support/postgres.js';

@@ -29,7 +29,7 @@ import {
   siteSlice,
   unexpectedChanges,
 } from './support/db-dump.js';
-import { API_FAMILIES, type RouteTemplate } from './support/fuzz-cases.js';
+import { API_FAMILIES, PUBLIC_ROUTES, type RouteTemplate } from './support/fuzz-cases.js';
 import { apiRequest, describeRequest, noNetworkFetch } from './support/fuzz-runner.js';
 import { markerOf, pathValues, type SiteWorld, seedSiteWorld } from './support/fuzz-world.js';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
@@ -51,6 +51,11 @@ interface IsolationCase {
    * name; `last` for clearing A's data.
    */
   readonly order?: 'late' | 'last';
+  /**
+   * What the answer must show beyond "nothing of B's" (a list holds A's records only, a count
+   * counts A's only), checked against the dump taken before the request: the problems found.
+   */
+  readonly check?: (reply: HttpReply, before: DatabaseDump) => string[];
 }
 
 type CaseBuilder = (f: HttpFixture, a: SiteWorld, b: SiteWorld) => IsolationCase[];
@@ -106,6 +111,63 @@ function custom(
       ...(order === undefined ? {} : { order }),
     },
   ];
+}
+
+/** The values of one column of a site's rows of `table` in the dump, as text. */
+function columnOf(dump: DatabaseDump, table: string, siteId: number, column: string): string[] {
+  const t = siteSlice(dump, siteId).tables[table];
+  if (t === undefined) throw new Error(`no table ${table} in the dump`);
+  const at = t.columns.indexOf(column);
+  if (at === -1) throw new Error(`no column ${column} in ${table}`);
+  return t.rows.map((row) => String(row[at]));
+}
+
+/**
+ * A list answer's items (`pick` reads each item's id) must all be A's (`table.column` of site A in
+ * the dump), and there must be `min` of them at least, so that an empty answer does not pass for
+ * an isolated one where A has records.
+ */
+function onlyA(
+  a: SiteWorld,
+  table: string,
+  column: string,
+  items: (body: unknown) => unknown[],
+  pick: (item: unknown) => unknown,
+  min = 1,
+): (reply: HttpReply, before: DatabaseDump) => string[] {
+  return (reply, before) => {
+    if (reply.status !== 200) return [];
+    const own = new Set(columnOf(before, table, a.siteId, column));
+    const listed = items(reply.json()).map((item) => String(pick(item)));
+    const problems = listed.filter((id) => !own.has(id)).map((id) => `listed ${id}, not A's ${table}`);
+    if (listed.length < min) problems.push(`listed ${listed.length} of A's ${table}, expected ${min} at least`);
+    return problems;
+  };
+}
+
+/** A list answer filtered by one of B's records: empty. */
+function emptyList(items: (body: unknown) => unknown[]): (reply: HttpReply) => string[] {
+  return (reply) => {
+    if (reply.status !== 200) return [];
+    const found = items(reply.json());
+    return found.length === 0 ? [] : [`listed ${found.length} records for B's filter`];
+  };
+}
+
+const field = (name: string) => (body: unknown) => (body as Record<string, unknown[]>)[name] ?? [];
+const bare = (body: unknown) => body as unknown[];
+const inner = (wrapper: string, key: string) => (item: unknown) =>
+  (item as Record<string, Record<string, unknown>>)[wrapper]?.[key];
+
+/** A case on a main-API route as A whose 200 answer `check` looks into. */
+function checked(
+  name: string,
+  key: string,
+  expect: readonly number[],
+  build: (b: SiteWorld, a: SiteWorld) => RouteTemplate,
+  check: (a: SiteWorld, b: SiteWorld) => (reply: HttpReply, before: DatabaseDump) => string[],
+): CaseBuilder {
+  return (f, a, b) => [{ name: `${key}: ${name}`, request: asA(f, a, key, build(b, a)), expect, check: check(a, b) }];
 }
 
 function all(...builders: CaseBuilder[]): CaseBuilder {
@@ -236,6 +298,125 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
   'POST /webhooks/replay.json': custom("B's webhook", 'POST /webhooks/replay.json', [404], (b) => ({
     body: { ids: [b.webhookId] },
   })),
+  'GET /subscriptions/lookup.json': custom("B's customer reference", 'GET /subscriptions/lookup.json', [404], (b) => ({
+    query: { reference: b.customerReference },
+  })),
+  'POST /subscriptions/preview.json': custom(
+    "B's product and component",
+    'POST /subscriptions/preview.json',
+    REFUSED,
+    (b) => ({
+      body: {
+        subscription: {
+          product_handle: b.productHandle,
+          customer_attributes: { first_name: 'X', last_name: 'Y', email: 'x@example.com' },
+          components: [{ component_id: b.seatsId, allocated_quantity: 1 }],
+        },
+      },
+    }),
+  ),
+  'GET /customers/lookup.json': custom("B's reference", 'GET /customers/lookup.json', [404], (b) => ({
+    query: { reference: b.customerReference },
+  })),
+  'GET /products.json': checked(
+    'list (archived too)',
+    'GET /products.json',
+    [200],
+    () => ({ query: { include_archived: 'true', per_page: '200' } }),
+    (a) => onlyA(a, 'products', 'id', bare, inner('product', 'id'), 2),
+  ),
+  'GET /components.json': checked(
+    'list (archived too)',
+    'GET /components.json',
+    [200],
+    () => ({ query: { include_archived: 'true', per_page: '200' } }),
+    (a) => onlyA(a, 'components', 'id', bare, inner('component', 'id'), 3),
+  ),
+  'GET /components/lookup.json': custom("B's component handle", 'GET /components/lookup.json', [404], (b) => ({
+    query: { handle: b.seatsHandle },
+  })),
+  'GET /events.json': all(
+    checked(
+      'list',
+      'GET /events.json',
+      [200],
+      () => ({ query: { per_page: '200', direction: 'asc' } }),
+      (a) => onlyA(a, 'outbox_events', 'id', bare, inner('event', 'id')),
+    ),
+    // Ids are global: B's event ids, as a range, find none of B's events.
+    checked(
+      "B's event ids as the range",
+      'GET /events.json',
+      [200],
+      () => ({ query: { since_id: '1', max_id: '1000000', per_page: '200' } }),
+      (a) => onlyA(a, 'outbox_events', 'id', bare, inner('event', 'id')),
+    ),
+  ),
+  'GET /events/count.json': checked(
+    'count of signups',
+    'GET /events/count.json',
+    [200],
+    () => ({ query: { filter: 'signup_success' } }),
+    (a) => (reply, before) => {
+      if (reply.status !== 200) return [];
+      const keys = columnOf(before, 'outbox_events', a.siteId, 'key');
+      const own = keys.filter((key) => key === 'signup_success').length;
+      const count = reply.json<{ count: unknown }>().count;
+      return count === own && own > 0 ? [] : [`counted ${String(count)}, A has ${own} signup events`];
+    },
+  ),
+  'GET /invoices.json': all(
+    checked(
+      'list',
+      'GET /invoices.json',
+      [200],
+      () => ({ query: { per_page: '200' } }),
+      (a) => onlyA(a, 'invoices', 'uid', field('invoices'), (item) => (item as { uid: unknown }).uid, 2),
+    ),
+    checked(
+      "B's subscription as the filter",
+      'GET /invoices.json',
+      [200],
+      (b) => ({ query: { subscription_id: String(b.subscriptionId) } }),
+      () => emptyList(field('invoices')),
+    ),
+    checked(
+      "B's customer as the filter",
+      'GET /invoices.json',
+      [200],
+      (b) => ({ query: { customer_ids: String(b.customerId) } }),
+      () => emptyList(field('invoices')),
+    ),
+  ),
+  'GET /invoices/events.json': custom("B's invoice", 'GET /invoices/events.json', [404], (b) => ({
+    query: { invoice_uid: b.invoiceUid },
+  })),
+  'GET /credit_notes.json': all(
+    checked(
+      'list',
+      'GET /credit_notes.json',
+      [200],
+      () => ({ query: { per_page: '200' } }),
+      (a) => onlyA(a, 'credit_notes', 'uid', field('credit_notes'), (item) => (item as { uid: unknown }).uid),
+    ),
+    checked(
+      "B's subscription as the filter",
+      'GET /credit_notes.json',
+      [200],
+      (b) => ({ query: { subscription_id: String(b.subscriptionId) } }),
+      () => emptyList(field('credit_notes')),
+    ),
+  ),
+  'GET /site.json': checked(
+    "A's site only",
+    'GET /site.json',
+    [200],
+    () => ({}),
+    (a) => (reply) => {
+      const site = reply.json<{ site?: { id?: unknown; subdomain?: unknown } }>().site;
+      return site?.id === a.siteId && site.subdomain === a.site ? [] : [`answered the site ${JSON.stringify(site)}`];
+    },
+  ),
   // Clears A's own test data: B's must stay. Run last (see the ordering below).
   'POST /sites/clear_data.json': custom('clears only A', 'POST /sites/clear_data.json', [200], () => ({}), 'last'),
   ...Object.fromEntries(
@@ -361,6 +542,38 @@ const MIXED: readonly CaseBuilder[] = [
       body: { coupon: { name: 'X', code: 'APATHWINS', percentage: '5', product_family_id: b.familyId } },
     }),
   ),
+  custom("A's family, B's coupon", 'GET /product_families/:fid/coupons/:id.json', [404], (b) => ({
+    params: { id: String(b.couponId) },
+  })),
+  custom("A's family, B's coupon", 'PUT /product_families/:fid/coupons/:id.json', [404], (b) => ({
+    params: { id: String(b.couponId) },
+    body: { coupon: { name: 'stolen', code: 'STOLEN', percentage: '50' } },
+  })),
+  custom("A's family, B's coupon", 'DELETE /product_families/:fid/coupons/:id.json', [404], (b) => ({
+    params: { id: String(b.couponId) },
+  })),
+  custom("B's family, A's coupon", 'GET /product_families/:fid/coupons/:id.json', [404], (b, a) => ({
+    params: { fid: String(b.familyId), id: String(a.couponId) },
+  })),
+  custom("B's family by handle", 'GET /product_families/:id/coupons.json', [404], (b) => ({
+    params: { id: `handle:${b.familyHandle}` },
+  })),
+  custom("B's component by handle", 'PUT /components/:id.json', [404], (b) => ({
+    params: { id: `handle:${b.seatsHandle}` },
+    body: { component: { name: 'stolen' } },
+  })),
+  custom("B's invoice as HTML", 'GET /invoices/:uid', [404], (b) => ({ params: { uid: `${b.invoiceUid}.html` } })),
+  custom("B's open invoice", 'POST /invoices/:uid/payments.json', [404], (b) => ({
+    params: { uid: b.openInvoiceUid },
+    body: { payment: { amount: '0.50', memo: 'stolen' } },
+  })),
+  custom("B's open invoice", 'POST /invoices/:uid/void.json', [404], (b) => ({
+    params: { uid: b.openInvoiceUid },
+    body: { void: { reason: 'stolen' } },
+  })),
+  custom("A's invoice, B's payment", 'POST /invoices/:uid/refunds.json', REFUSED, (b) => ({
+    body: { refund: { amount: '0.01', memo: 'x', payment_id: b.signupPaymentId } },
+  })),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -486,6 +699,30 @@ const DIRECT_AND_HOSTED: Readonly<Record<string, CaseBuilder>> = {
       expect: [200],
     },
   ],
+  // The API reference (public): the document, its page and the page's script name no site's records.
+  ...Object.fromEntries(
+    (
+      [
+        ['/openapi.json', [200]],
+        ['/docs', [200]],
+        // 404 when @scalar/api-reference is not installed beside the server.
+        ['/docs/api-reference.js', [200, 404]],
+      ] as const
+    ).map(([path, statuses]): [string, CaseBuilder] => [
+      `GET ${path}`,
+      (f, a) => [
+        {
+          name: `${path} on A's host with A's key`,
+          request: {
+            method: 'GET',
+            path,
+            headers: { host: `${a.site}.localhost:${f.port}`, authorization: basic(a.apiKey, 'x') },
+          },
+          expect: statuses,
+        },
+      ],
+    ]),
+  ),
   // The operations routes (health, readiness, metrics): no site's records, counts by route pattern only.
   ...Object.fromEntries(
     ['/healthz', '/readyz', '/metrics'].map((path): [string, CaseBuilder] => [
@@ -548,6 +785,18 @@ const DIRECT_AND_HOSTED: Readonly<Record<string, CaseBuilder>> = {
       ),
     ),
     page(f, a, 'POST', `${b.portalPath}/cancel`, `subscription_id=${b.subscriptionId}`),
+  ],
+  // An invoice's PDF under a portal link: only the link's own customer's invoices, on the link's own site.
+  'GET /portal/:customerId/:expires/:signature/invoices/:file': (f, a, b) => [
+    page(f, a, 'GET', `${a.portalPath}/invoices/${b.invoiceUid}.pdf`),
+    page(f, a, 'GET', `${a.portalPath}/invoices/${b.openInvoiceUid}.pdf`),
+    page(
+      f,
+      a,
+      'GET',
+      `${createPortalLink({ customerId: b.customerId, sharedKey: a.sharedKey, now: f.clock.now() }).path}/invoices/${b.invoiceUid}.pdf`,
+    ),
+    page(f, a, 'GET', `${b.portalPath}/invoices/${b.invoiceUid}.pdf`),
   ],
   'ALL /update_payment/*': (f, a, b) => [page(f, a, 'GET', `/update_payment/${b.subscriptionId}`)],
   'ALL /portal/*': (f, a, b) => [page(f, a, 'POST', `/portal/${b.customerId}`, 'a=1')],
@@ -617,7 +866,9 @@ function leaks(text: string, sent: string, b: SiteWorld, dump: DatabaseDump, aSi
 
 function sentText(request: RawRequest): string {
   const body = typeof request.body === 'string' ? request.body : (request.body?.toString('utf8') ?? '');
-  return `${decodeURIComponent(request.path.replaceAll(/%(?![0-9a-f]{2})/gi, '%25'))} ${body} ${request.path}`;
+  const path = decodeURIComponent(request.path.replaceAll(/%(?![0-9a-f]{2})/gi, '%25'));
+  // A path's last segment is read without its `.json` (`handle:x.json` names `x`), and may be echoed so.
+  return `${path} ${path.replaceAll('.json', ' ')} ${body} ${request.path}`;
 }
 
 async function runCase(
@@ -654,6 +905,7 @@ async function runCase(
   const bChanges = diffDumps(siteSlice(before, b.siteId), siteSlice(after, b.siteId));
   expect.soft(bChanges.length, `${label}\nchanged B's rows:\n${describeChanges(bChanges)}`).toBe(0);
   expect.soft(f.logged, label).toEqual([]);
+  if (c.check !== undefined) expect.soft(c.check(reply, before), label).toEqual([]);
   return after;
 }
 
@@ -705,12 +957,13 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
     const b = await seedSiteWorld(f, 'globex');
     if (f.databaseFile === undefined) throw new Error('sqlite-file fixture expected');
     const dumper = openDatabaseDumper(f.databaseFile);
-    // The main API: every route behind the key middleware (not the direct-post and hosted routes, whose
-    // credentials are not API keys; their wrong-credential cases are in the direct-post and hosted tests).
+    // The main API: every route behind the key middleware (not the public routes, and not the direct-post
+    // and hosted routes, whose credentials are not API keys; their wrong-credential cases are in the
+    // direct-post and hosted tests).
     const api = appRoutes(f.app).filter(
       (route) =>
         route.key !== 'GET /' &&
-        !['GET /healthz', 'GET /readyz', 'GET /metrics'].includes(route.key) &&
+        !PUBLIC_ROUTES.includes(route.key) &&
         !route.key.includes(' /api/v2/') &&
         !route.key.includes(' /update_payment/') &&
         !(route.key.includes(' /portal/') && !route.key.includes(' /portal/customers/')),

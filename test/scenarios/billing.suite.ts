@@ -255,6 +255,7 @@ export function billingScenarios(harness: StorageHarness): void {
       expect(view.balanceInCents).toBe(1000);
       expect(events).toEqual([
         'upcoming_renewal_notice',
+        'invoice_issued',
         'subscription_state_change',
         'payment_failure',
         'renewal_failure',

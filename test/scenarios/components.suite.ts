@@ -1,4 +1,3 @@
-import { nextBillingManifest } from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import { describe, expect, it } from 'vitest';
 import { type EngineFixture, useEngine } from '../support/engine-harness.js';

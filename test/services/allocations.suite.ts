@@ -1,11 +1,5 @@
-import {
-  type BillingError,
-  type BillingEvent,
-  type PaymentGateway,
-  serializeAllocationPreview,
-  type TestGateway,
-  type TransactionRecord,
-} from 'billing-engine';
+import type { BillingError, BillingEvent, PaymentGateway, TestGateway, TransactionRecord } from 'billing-engine';
+import { serializeAllocationPreview } from 'billing-engine/chargify';
 import type { StorageHarness } from 'billing-engine/testing';
 import { describe, expect, it } from 'vitest';
 import { AllocationService } from '../../src/services/allocation-service.js';
@@ -1049,7 +1043,10 @@ export function allocationsSuite(harness: StorageHarness): void {
           expect(during.allocations.length).toBe(before.allocations.length + 1);
           expect(during.lines.slice(0, before.lines.length)).toEqual(before.lines);
           expect(during.lines.slice(before.lines.length).map((l) => l.type)).toEqual(['charge']);
-          expect(during.outbox.slice(before.outbox.length).map((e) => e.key)).toEqual(['component_allocation_change']);
+          expect(during.outbox.slice(before.outbox.length).map((e) => e.key)).toEqual([
+            'invoice_issued',
+            'component_allocation_change',
+          ]);
           gate();
           const done = (await Promise.all(runs)).filter((r) => r !== undefined);
           expect(done).toHaveLength(1);

@@ -6,6 +6,7 @@
 import { BillingError, type NewSite, type Storage } from 'billing-engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../adapters/sql/migrations/index.js';
+import { populateInvoices } from '../../src/testing/conformance/invoices.js';
 
 /** A migrated storage on a database the test can also reach directly. */
 export interface SqlFixture {
@@ -750,6 +751,7 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       createdAt: T0,
     });
     await tx.directCalls.claimPost({ siteId, inputHash: 'b'.repeat(64), nonceKey: `api-${subdomain}|1|n`, at: T0 });
+    await populateInvoices(tx, siteId);
   });
   return siteId;
 }

@@ -8,6 +8,7 @@ import { catalogExtrasMigration } from './0003-catalog-extras.js';
 import { subscriptionComponentsMigration } from './0004-subscription-components.js';
 import { deliveriesMigration } from './0005-deliveries.js';
 import { directPostClaimsMigration } from './0006-direct-post-claims.js';
+import { invoicesMigration } from './0007-invoices.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   subscriptionComponentsMigration,
   deliveriesMigration,
   directPostClaimsMigration,
+  invoicesMigration,
 ];

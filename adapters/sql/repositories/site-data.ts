@@ -35,6 +35,11 @@ export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRep
       // Both scopes remove the same tables today (as in the memory adapter): `all` will also cover
       // records that belong to no customer once such tables exist. Children go before parents
       // because the references between tenant tables do not cascade.
+      // Documents go with the billing they show; the numbering series (`document_sequences`)
+      // stays, so that a number is never issued twice on the site.
+      await db.deleteFrom('invoice_events').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('credit_notes').where('site_id', '=', siteId).execute();
+      await db.deleteFrom('invoices').where('site_id', '=', siteId).execute();
       await db.deleteFrom('webhooks').where('site_id', '=', siteId).execute();
       await db.deleteFrom('direct_calls').where('site_id', '=', siteId).execute();
       await db.deleteFrom('usages').where('site_id', '=', siteId).execute();

@@ -1,4 +1,6 @@
 import type { ProductView, SiteHandle, SubscriptionView } from 'billing-engine';
+import type { InvoiceRecord } from '../../../src/invoices/model.js';
+import { customerVisibleInvoices } from './portal-invoices.js';
 import type { PortalComponent, PortalSubscription } from './portal-page.js';
 
 // The engine's largest list page (reference §8.3: larger pages are clamped to 200).
@@ -39,6 +41,16 @@ export async function portalComponents(site: SiteHandle, view: SubscriptionView)
     .map(({ component }) => ({ component, quantity: quantities.get(component.id) ?? 0 }));
 }
 
+/** A subscription's invoices as its customer sees them (issued ones, newest first), page by page. */
+export async function portalInvoices(site: SiteHandle, subscriptionId: number): Promise<InvoiceRecord[]> {
+  const found: InvoiceRecord[] = [];
+  for (let page = 1; ; page += 1) {
+    const { invoices } = await site.invoices.list({ subscriptionId, page, perPage: PAGE_SIZE, direction: 'desc' });
+    found.push(...invoices);
+    if (invoices.length < PAGE_SIZE) return customerVisibleInvoices(found);
+  }
+}
+
 /** Everything the portal page shows for each of a customer's subscriptions. */
 export async function portalSubscriptions(site: SiteHandle, customerId: number): Promise<PortalSubscription[]> {
   const views = await customerSubscriptions(site, customerId);
@@ -47,6 +59,7 @@ export async function portalSubscriptions(site: SiteHandle, customerId: number):
       view,
       plans: await planChoices(site, view),
       components: await portalComponents(site, view),
+      invoices: await portalInvoices(site, view.subscription.id),
     })),
   );
 }

@@ -7,9 +7,11 @@ import {
   type SiteRecord,
   type SubscriptionView,
 } from 'billing-engine';
+import type { InvoiceRecord } from '../../../src/invoices/model.js';
 import { cardFields } from './card-form.js';
 import { describeCard, describePrice, describeState, formatDate } from './display-format.js';
 import { html, htmlPage, messageList, type SafeHtml } from './html.js';
+import { invoiceList } from './portal-invoices.js';
 
 /** A component the customer may allocate on the portal, with the subscription's current quantity. */
 export interface PortalComponent {
@@ -24,6 +26,8 @@ export interface PortalSubscription {
   readonly plans: readonly ProductView[];
   /** The family's quantity-based and on/off components. */
   readonly components: readonly PortalComponent[];
+  /** The subscription's issued invoices, newest first; each links to its PDF under the portal link. */
+  readonly invoices: readonly InvoiceRecord[];
 }
 
 /** A one-time message shown after an action redirected back to the portal. */
@@ -46,7 +50,8 @@ export interface PortalPageInput {
  * The billing portal page: the customer's subscriptions, each with the actions the site allows
  * (`portal.allowPlanChange`, `allowComponentChange`, `allowCardUpdate`, `allowCancel`) as plain
  * forms that post to `{basePath}/{action}`. Actions the site does not allow are not offered (and
- * are refused with 403 if posted anyway). Works with no script.
+ * are refused with 403 if posted anyway). Each subscription lists its invoices with a PDF link
+ * under the portal link (`{basePath}/invoices/{uid}.pdf`). Works with no script.
  */
 export function portalPage(input: PortalPageInput): Response {
   const { site, customer } = input;
@@ -143,6 +148,7 @@ ${planForm}
 ${componentForm}
 ${cardForm}
 ${cancelForm}
+${invoiceList(subscription.id, input.basePath, entry.invoices)}
 </section>`;
 }
 

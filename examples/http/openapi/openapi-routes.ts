@@ -100,7 +100,14 @@ export function registerOpenApiRoutes<E extends Env>(app: Hono<E>, options: Open
 
   app.get(REFERENCE_SCRIPT_PATH, async (c) => {
     if (scriptFile === false || scriptFile === undefined) {
-      return c.json({ errors: ['The reference script is not installed: add @scalar/api-reference.'] }, 404);
+      // The service's error shape and content type, as every other 404.
+      return c.body(
+        JSON.stringify({ errors: ['The reference script is not installed: add @scalar/api-reference.'] }),
+        404,
+        {
+          'content-type': 'application/json; charset=utf-8',
+        },
+      );
     }
     return new Response(await readFile(scriptFile), {
       headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=3600' },

@@ -1,11 +1,5 @@
-import {
-  type BillingEngine,
-  type CustomerRecord,
-  checkPortalLink,
-  decodeUtf8,
-  isStorablePercentEncoded,
-  verifyHostedPageToken,
-} from 'billing-engine';
+import { type BillingEngine, type CustomerRecord, checkPortalLink } from 'billing-engine';
+import { decodeUtf8, isStorablePercentEncoded, verifyHostedPageToken } from 'billing-engine/chargify';
 import type { Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie } from 'hono/cookie';
@@ -26,6 +20,7 @@ import {
   PORTAL_FLASH_COOKIE,
   readFlash,
 } from '../hosted/portal-flash.js';
+import { portalInvoicePdf } from '../hosted/portal-invoices.js';
 import { type PortalFlash, portalPage } from '../hosted/portal-page.js';
 import type { HttpAppEnv, HttpContext } from '../http-context.js';
 import { pathAndQuery } from '../request-guards.js';
@@ -250,6 +245,17 @@ export function registerHostedRoutes(
           'cache-control': 'no-store',
         },
       });
+    }),
+  );
+
+  // An invoice's PDF for the link's customer: the signed link authenticates it, as it does the page.
+  app.get(
+    `/portal/:customerId${DIGITS}/:expires${DIGITS}/:signature/invoices/:file`,
+    page(async (c) => {
+      const target = await portalTarget(c);
+      if (target instanceof Response) return target;
+      const pdf = await portalInvoicePdf(target.site.handle, target.customer, c.req.param('file') ?? '');
+      return pdf ?? notFoundPage();
     }),
   );
 

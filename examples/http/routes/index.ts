@@ -7,9 +7,12 @@ import { registerCatalogRoutes } from './catalog-routes.js';
 import { registerComponentRoutes } from './component-routes.js';
 import { registerCouponRoutes } from './coupon-routes.js';
 import { registerCustomerRoutes } from './customer-routes.js';
+import { registerEventRoutes } from './event-routes.js';
+import { registerInvoiceRoutes } from './invoice-routes.js';
 import { registerLedgerRoutes } from './ledger-routes.js';
 import { registerLifecycleRoutes } from './lifecycle-routes.js';
 import { registerMetafieldRoutes } from './metafield-routes.js';
+import { registerMethodNotAllowed } from './method-routes.js';
 import { registerMigrationRoutes } from './migration-routes.js';
 import { registerNoteRoutes } from './note-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
@@ -43,7 +46,11 @@ export function registerApiRoutes(
   registerPaymentProfileRoutes(app);
   registerAllocationRoutes(app);
   registerWebhookRoutes(app);
+  registerEventRoutes(app);
+  registerInvoiceRoutes(app);
   registerCallRoutes(app, engine);
   registerSiteRoutes(app, engine);
   registerPortalLinkRoutes(app, engine, options.portalLinks);
+  // Last: a known path with a method it does not take is a 405, not a 404.
+  registerMethodNotAllowed(app);
 }

@@ -51,6 +51,10 @@ const FLAT_EVENTS: ReadonlySet<string> = new Set([
   'metered_usage',
   'refund_success',
   'refund_failure',
+  // Document events (issue #17): the invoice or credit note in the service's invoice shape.
+  'invoice_issued',
+  'invoice_voided',
+  'credit_note_created',
 ]);
 
 function idOf(value: unknown): number | undefined {

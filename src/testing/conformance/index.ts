@@ -9,6 +9,7 @@ import { customerCases } from './customers.js';
 import { dueWorkCases } from './due-work.js';
 import type { ConformanceTestApi, SectionContext, StorageHarness } from './harness.js';
 import { idempotencyCases } from './idempotency.js';
+import { invoiceCases } from './invoices.js';
 import { ledgerCases } from './ledger.js';
 import { ledgerOpsCases, referralCodeCases } from './ledger-ops.js';
 import { metafieldCases } from './metafields.js';
@@ -46,6 +47,7 @@ const SECTIONS = [
   couponCases,
   metafieldCases,
   webhookCases,
+  invoiceCases,
   concurrencyCases,
   billingConcurrencyCases,
 ] as const;

@@ -135,6 +135,18 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'GET /subscriptions/:id.json': () => ({}),
     'PUT /subscriptions/:id.json': (w) => ({ body: cardProductAndDate(w) }),
     'POST /subscriptions/:id.json': (w) => ({ body: productAndDate(w) }),
+    // Known to the server, not served yet: a 404 that says so (method-routes.ts), whatever the input.
+    'GET /subscriptions/lookup.json': (w) => ({ query: { reference: w.customerReference } }),
+    'POST /subscriptions/preview.json': (w) => ({
+      body: {
+        subscription: {
+          product_handle: w.productHandle,
+          customer_attributes: { first_name: 'Fuzz', last_name: 'Preview', email: 'fuzz-preview@example.com' },
+          components: [{ component_id: w.seatsId, allocated_quantity: 1 }],
+          coupon_code: w.couponCode,
+        },
+      },
+    }),
     'PUT /payment_profiles/:id.json': () => ({
       body: { payment_profile: { ...CARD, first_name: 'Card', last_name: 'Holder', billing_zip: '10001' } },
     }),
@@ -153,6 +165,12 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     }),
     'POST /subscriptions/:id/hold.json': () => ({ body: { hold: { automatically_resume_at: '2026-03-01' } } }),
     'POST /subscriptions/:id/resume.json': () => ({}),
+    // A new resume date for a subscription on hold (a 422 when it is not on hold).
+    'PUT /subscriptions/:id/hold.json': () => ({ body: { hold: { automatically_resume_at: '2026-04-01' } } }),
+    // The next dunning retry now (a 422 unless past due).
+    'PUT /subscriptions/:id/retry.json': () => ({}),
+    // Ends a trial now (a 422 unless trialing); the SDK's body is read and ignored.
+    'PUT /subscriptions/:id/activate.json': () => ({ body: { revert_on_failure: true } }),
   },
   migrations: {
     'POST /subscriptions/:id/migrations.json': (w) => ({
@@ -178,6 +196,8 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /customers/:id.json': (w) => ({ body: customer(w) }),
     'DELETE /customers/:id.json': (w) => ({ params: { id: String(w.loneCustomerId) } }),
     'GET /portal/customers/:id/management_link.json': () => ({}),
+    'GET /customers/lookup.json': (w) => ({ query: { reference: w.customerReference } }),
+    'GET /customers/:id/subscriptions.json': () => ({ query: { page: '1', per_page: '5', direction: 'desc' } }),
   },
   catalog: {
     'POST /product_families.json': (w) => ({
@@ -188,6 +208,9 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /product_families/:id.json': () => ({ body: { product_family: { name: 'Renamed', description: 'd2' } } }),
     'POST /product_families/:id/products.json': (w) => ({ body: product(w) }),
     'GET /product_families/:id/products.json': () => ({ query: { include_archived: 'true' } }),
+    'GET /products.json': () => ({
+      query: { include_archived: 'true', page: '1', per_page: '20', direction: 'desc' },
+    }),
     'GET /products/:id.json': () => ({}),
     'GET /products/handle/:handle.json': () => ({}),
     'PUT /products/:id.json': (w) => ({ body: product(w) }),
@@ -198,7 +221,14 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'POST /product_families/:id/on_off_components.json': (w) => componentBody(w, 'on_off_component')(w),
     'POST /product_families/:id/metered_components.json': (w) => componentBody(w, 'metered_component')(w),
     'GET /product_families/:id/components.json': () => ({ query: { include_archived: 'true' } }),
+    'GET /components.json': () => ({
+      query: { include_archived: 'true', page: '1', per_page: '20', direction: 'asc' },
+    }),
+    'GET /components/lookup.json': (w) => ({ query: { handle: w.seatsHandle } }),
     'GET /components/:id.json': () => ({}),
+    'PUT /components/:id.json': () => ({
+      body: { component: { name: 'Renamed seats', unit_price: '7.00', pricing_scheme: 'per_unit' } },
+    }),
     'GET /product_families/:fid/components/:id.json': () => ({}),
     'PUT /product_families/:fid/components/:id.json': () => ({
       body: { component: { name: 'Renamed seats', unit_price: '6.00', pricing_scheme: 'per_unit' } },
@@ -217,6 +247,11 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'GET /coupons/:id.json': () => ({}),
     'PUT /coupons/:id.json': (w) => ({ body: coupon(w) }),
     'DELETE /coupons/:id.json': () => ({}),
+    // Under the coupon's family: `:id` is the coupon (the default `:id` of a family path is the family).
+    'GET /product_families/:id/coupons.json': () => ({ query: { page: '1', per_page: '10' } }),
+    'GET /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) } }),
+    'PUT /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) }, body: coupon(w) }),
+    'DELETE /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) } }),
   },
   metafields: Object.fromEntries(
     (['customers', 'subscriptions'] as const).flatMap((resource) => {
@@ -377,6 +412,71 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'GET /calls/:id.json': () => ({}),
     // The body is not read; the scope is: an unknown one is a 422, and a known one clears the site.
     'POST /sites/clear_data.json': () => ({ query: { cleanup_scope: 'customers' } }),
+    'GET /site.json': () => ({}),
+  },
+  // Invoices, credit notes and statements (the JSON routes; the PDF and HTML documents are in DOCUMENT_ROUTES).
+  invoices: {
+    'GET /invoices.json': (w) => ({
+      query: {
+        status: 'paid',
+        subscription_id: String(w.subscriptionId),
+        customer_ids: String(w.customerId),
+        start_date: '2026-01-01',
+        end_date: '2026-12-31',
+        date_field: 'issue_date',
+        page: '1',
+        per_page: '20',
+        direction: 'desc',
+      },
+    }),
+    'GET /invoices/events.json': (w) => ({ query: { invoice_uid: w.invoiceUid, page: '1', per_page: '50' } }),
+    'GET /invoices/:uid.json': () => ({}),
+    'GET /invoices/:uid/events.json': () => ({ query: { page: '1', per_page: '10' } }),
+    'POST /invoices/:uid/payments.json': (w) => ({
+      params: { uid: w.openInvoiceUid },
+      body: { payment: { amount: '0.50', memo: 'Check 42', method: 'check' }, type: 'external' },
+    }),
+    'POST /invoices/:uid/refunds.json': () => ({ body: { refund: { amount: '0.10', memo: 'Goodwill' } } }),
+    'POST /invoices/:uid/void.json': (w) => ({
+      params: { uid: w.openInvoiceUid },
+      body: { void: { reason: 'Duplicate' } },
+    }),
+    'POST /invoices/:uid/reopen.json': (w) => ({ params: { uid: w.openInvoiceUid } }),
+    // Nothing is ever a draft here, so a 422; the body is read all the same.
+    'POST /invoices/:uid/issue.json': () => ({ body: { on_failed_payment: 'leave_open_invoice' } }),
+    'GET /credit_notes.json': (w) => ({
+      query: { subscription_id: String(w.subscriptionId), page: '1', per_page: '5', direction: 'asc' },
+    }),
+    'GET /credit_notes/:uid.json': () => ({}),
+    'POST /subscriptions/:id/invoices.json': () => ({
+      body: {
+        invoice: {
+          line_items: [{ title: 'Setup', description: 'd', quantity: '2', unit_price: '5.00' }],
+          memo: 'Ad hoc',
+          net_terms: 15,
+        },
+      },
+    }),
+    'GET /subscriptions/:id/statements.json': () => ({ query: { page: '1', per_page: '5' } }),
+    'GET /statements/:id.json': () => ({}),
+  },
+  // Events polling: the site's events, a count, one subscription's.
+  events: {
+    'GET /events.json': () => ({
+      query: {
+        since_id: '1',
+        max_id: '100000',
+        direction: 'asc',
+        filter: 'signup_success,payment_success',
+        date_field: 'created_at',
+        start_date: '2026-01-01',
+        end_date: '2026-12-31',
+        page: '1',
+        per_page: '20',
+      },
+    }),
+    'GET /events/count.json': () => ({ query: { filter: ['signup_success', 'payment_success'], since_id: '1' } }),
+    'GET /subscriptions/:id/events.json': () => ({ query: { direction: 'desc', per_page: '5' } }),
   },
 };
 
@@ -395,19 +495,36 @@ export const HOSTED_ROUTES: readonly string[] = [
   'GET /portal/:customerId/:expires/:signature',
   'POST /portal/:customerId/:expires/:signature/:action',
   'ALL /update_payment/*',
+  'GET /portal/:customerId/:expires/:signature/invoices/:file',
   'ALL /portal/*',
 ];
 
 /**
- * The public routes that need no site or key: the how-to at the root, fuzzed beside the hosted
- * pages, and the operations routes (health, readiness, metrics; see test/http/ops-*.test.ts).
+ * The invoice and credit note documents (a PDF, or an invoice's HTML page): main-API routes, but
+ * not JSON on success, so they have a generator of their own (see fuzz-db-direct-hosted.test.ts).
  */
-export const PUBLIC_ROUTES: readonly string[] = ['GET /', 'GET /healthz', 'GET /readyz', 'GET /metrics'];
+export const DOCUMENT_ROUTES: readonly string[] = ['GET /invoices/:uid', 'GET /credit_notes/:uid'];
+
+/**
+ * The public routes that need no site or key: the how-to at the root and the API reference (the
+ * OpenAPI document, its page and the page's script), fuzzed beside the hosted pages, and the
+ * operations routes (health, readiness, metrics; see test/http/ops-*.test.ts).
+ */
+export const PUBLIC_ROUTES: readonly string[] = [
+  'GET /',
+  'GET /openapi.json',
+  'GET /docs',
+  'GET /docs/api-reference.js',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+];
 
 /** Every route key the fuzz tests cover. */
 export function fuzzedRouteKeys(): string[] {
   return [
     ...Object.values(API_FAMILIES).flatMap((family) => Object.keys(family)),
+    ...DOCUMENT_ROUTES,
     ...DIRECT_ROUTES,
     ...HOSTED_ROUTES,
     ...PUBLIC_ROUTES,

@@ -3,13 +3,8 @@
  * route can name, seeded through the engine, each text carrying the site's marker so that a
  * response showing another site's data is found by a plain substring search.
  */
-import {
-  buildSecureFields,
-  createPortalLink,
-  hostedPageToken,
-  type IssuedDirectCredentials,
-  parseDirectForm,
-} from 'billing-engine';
+import { createPortalLink, type IssuedDirectCredentials } from 'billing-engine';
+import { buildSecureFields, hostedPageToken, parseDirectForm } from 'billing-engine/chargify';
 import type { HttpFixture } from './http-fixture.js';
 
 /** The site names of the fixture. */
@@ -53,6 +48,14 @@ export interface SiteWorld {
   readonly endpointUrl: string;
   readonly webhookId: number;
   readonly callId: number | string;
+  /** The signup's invoice (paid by the signup payment; refunded in part, see `creditNoteUid`). */
+  readonly invoiceUid: string;
+  /** An ad-hoc invoice, issued open and unpaid (voidable, payable). */
+  readonly openInvoiceUid: string;
+  /** The credit note of a partial refund of the signup invoice. */
+  readonly creditNoteUid: string;
+  /** The subscription's first statement. */
+  readonly statementId: number;
   /** `/update_payment/{id}/{token}` of the subscription, with this site's shared key. */
   readonly cardUpdatePath: string;
   /** The customer's signed billing-portal path. */
@@ -159,6 +162,16 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
     lastName: `${m}Lone`,
     email: `${m}-lone@example.com`,
   });
+  // Documents: the signup invoice (paid), a partial refund of it (a credit note), an open ad-hoc invoice.
+  const signupInvoice = (await h.invoices.list({ subscriptionId })).invoices.find((i) => i.role === 'signup');
+  if (signupInvoice === undefined) throw new Error(`${site}: the seeded signup issued no invoice`);
+  const { creditNote } = await h.invoices.refund(signupInvoice.uid, { amountInCents: 100, memo: `${m} refund memo` });
+  const openInvoice = await h.invoices.createAdhoc(subscriptionId, {
+    lineItems: [{ title: `${m} consulting`, description: `${m} ad hoc line`, quantity: '2', unitPriceInCents: 2500 }],
+    memo: `${m} ad hoc memo`,
+  });
+  const [statement] = await h.invoices.statements(subscriptionId);
+  if (statement === undefined) throw new Error(`${site}: the seeded subscription has no statement`);
   const [webhook] = await h.webhooks.list({});
   if (webhook === undefined) throw new Error(`${site}: seeding made no webhook`);
   // A recorded direct-post call: a signed signup for a product that does not exist (a failure is a call too).
@@ -210,6 +223,10 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
     endpointUrl,
     webhookId: webhook.id,
     callId: call.call.id,
+    invoiceUid: signupInvoice.uid,
+    openInvoiceUid: openInvoice.uid,
+    creditNoteUid: creditNote.uid,
+    statementId: statement.id,
     cardUpdatePath: `/update_payment/${subscriptionId}/${hostedPageToken('update_payment', subscriptionId, info.sharedKey)}`,
     portalPath: portal.path,
     secrets: [
@@ -219,6 +236,9 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
       created.direct.apiSecret,
       created.direct.apiPassword,
       call.call.id,
+      signupInvoice.uid,
+      openInvoice.uid,
+      creditNote.uid,
       ...(referralCode === '' ? [] : [referralCode]),
     ],
   };
@@ -227,7 +247,9 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
 /**
  * Default path values per parameter: `:id` means what the path's first segment names
  * (`/subscriptions/:id` a subscription, `/product_families/:id` a family...), `:cid` a component,
- * `:fid` a family, `:note_id` a note, `:handle` a product handle, and the hosted pages' own
+ * `:fid` a family, `:note_id` a note, `:handle` a product handle, `:uid` the invoice or credit
+ * note a `/invoices/` or `/credit_notes/` path names (its PDF, `{uid}.pdf`, where the pattern has no
+ * `.json`), `:file` the signup invoice's PDF under a portal link, and the hosted pages' own
  * parameters. Throws for a path whose `:id` names something it does not know, so a new resource's
  * route cannot be filled with a meaningless id.
  */
@@ -244,7 +266,11 @@ export function pathValues(w: SiteWorld, plain: string, overrides: Readonly<Reco
     payment_profiles: w.paymentProfileId,
     calls: w.callId,
     update_payment: w.subscriptionId,
+    statements: w.statementId,
   };
+  const documentUid = first === 'credit_notes' ? w.creditNoteUid : w.invoiceUid;
+  // `/invoices/:uid` and `/credit_notes/:uid` without `.json` are the documents' PDFs (`{uid}.pdf`).
+  const uid = /^\/(invoices|credit_notes)\/:uid$/.test(plain) ? `${documentUid}.pdf` : documentUid;
   const [, , customerId, expires, signature] = w.portalPath.split('/');
   const portalCustomer = plain.startsWith('/portal/customers/') ? { id: String(w.customerId) } : {};
   const api = plain.startsWith('/api/v2/')
@@ -262,6 +288,8 @@ export function pathValues(w: SiteWorld, plain: string, overrides: Readonly<Reco
     expires: expires ?? '',
     signature: signature ?? '',
     action: 'cancel',
+    uid,
+    file: `${w.invoiceUid}.pdf`,
     ...portalCustomer,
     ...api,
     ...overrides,

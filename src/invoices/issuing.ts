@@ -1,0 +1,581 @@
+/**
+ * What posting ledger lines does to the documents built from them (issue #17). Called by
+ * `services/posting.ts` after every append, in the same transaction, so a document and the lines
+ * it shows commit together or not at all:
+ *
+ * - the billed lines of one post (charges, credits, prorated credits, coupon discounts) become one
+ *   invoice, numbered from the site's gap-free series;
+ * - payment lines pay open invoices: the post's own invoice (or the one the caller names) first,
+ *   then the oldest;
+ * - money the subscription holds beyond its open invoices (an overpayment, a manual credit, a
+ *   negative adjustment, an invoice whose total is negative) is applied to open invoices as a
+ *   credit, so an invoice is never left due while the subscription is in credit;
+ * - a refund of a payment that paid invoices issues a credit note for each, never more than the
+ *   invoice's paid amount.
+ */
+import { randomBytes } from 'node:crypto';
+import { localDateString } from '../domain/time/index.js';
+import type {
+  CustomerRecord,
+  SiteRecord,
+  StorageTransaction,
+  SubscriptionRecord,
+  TransactionRecord,
+} from '../ports/storage.js';
+import { recordDocumentEvent } from './document-events.js';
+import type {
+  CreditNoteRecord,
+  InvoiceCustomerSnapshot,
+  InvoiceDiscount,
+  InvoiceEventType,
+  InvoiceLineItem,
+  InvoiceRecord,
+  InvoiceRole,
+  InvoiceSeller,
+} from './model.js';
+import { creditNoteEventPayload, invoiceEventPayload } from './payloads.js';
+import { NO_TAX, type TaxCalculator } from './tax.js';
+
+/** What a caller of `post()` may tell the invoicing about its lines. */
+export interface DocumentOptions {
+  /** False for lines that are not billed on an invoice (manual credits, void reversals). Default true. */
+  readonly invoice?: boolean;
+  /** The invoice's role when the lines alone do not tell it. */
+  readonly role?: InvoiceRole;
+  /** A memo for the issued invoice. */
+  readonly memo?: string;
+  /** The post's payments pay this invoice first. */
+  readonly payInvoiceUid?: string;
+  /** A refund in the post returns money paid on this invoice first. */
+  readonly refundInvoiceUid?: string;
+  /** The post reverses this open invoice's lines: it becomes `voided`. */
+  readonly voidInvoiceUid?: string;
+  /** The post restores this voided invoice's lines: it becomes `open` again. */
+  readonly reopenInvoiceUid?: string;
+  /** Why (void, reopen), for the invoice's events. */
+  readonly reason?: string;
+}
+
+/** Ledger kinds of adjustments that are billed: a coupon's discount and a migration's prorated credit. */
+const BILLED_ADJUSTMENTS: ReadonlySet<string> = new Set(['coupon', 'prorated']);
+
+/** Whether a ledger line belongs on an invoice. */
+export function isBilledLine(line: Pick<TransactionRecord, 'type' | 'kind'>): boolean {
+  return (
+    line.type === 'charge' ||
+    line.type === 'credit' ||
+    (line.type === 'adjustment' && line.kind !== null && BILLED_ADJUSTMENTS.has(line.kind))
+  );
+}
+
+/** A uid as the service spells them: a prefix and 14 lower-case base-32 characters. */
+export function documentUid(prefix: 'inv' | 'cn'): string {
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  const bytes = randomBytes(14);
+  let out = `${prefix}_`;
+  for (const byte of bytes) out += alphabet[byte % 32];
+  return out;
+}
+
+/** The site's invoice numbering prefix and net terms (none and zero on sites made before invoices). */
+export function invoiceTerms(site: SiteRecord): { prefix: string; netTermsDays: number } {
+  return { prefix: site.settings.invoices?.prefix ?? '', netTermsDays: site.settings.invoices?.netTermsDays ?? 0 };
+}
+
+/** `date` (`YYYY-MM-DD`) plus `days` calendar days. */
+export function addDays(date: string, days: number): string {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + days);
+  return at.toISOString().slice(0, 10);
+}
+
+/** Reads shared by the documents of one post. */
+class PostScope {
+  #site: SiteRecord | undefined;
+  readonly #subscriptions = new Map<number, SubscriptionRecord>();
+
+  constructor(
+    readonly tx: StorageTransaction,
+    readonly siteId: number,
+  ) {}
+
+  async site(): Promise<SiteRecord> {
+    this.#site ??= await this.tx.sites.findById(this.siteId);
+    if (this.#site === undefined) throw new Error(`Site ${this.siteId} vanished while posting.`);
+    return this.#site;
+  }
+
+  async subscription(id: number): Promise<SubscriptionRecord> {
+    let found = this.#subscriptions.get(id);
+    if (found === undefined) {
+      found = await this.tx.subscriptions.findById(this.siteId, id);
+      if (found === undefined) throw new Error(`Subscription ${id} vanished while posting.`);
+      this.#subscriptions.set(id, found);
+    }
+    return found;
+  }
+}
+
+/**
+ * Attaches the documents of a post's written lines. Lines of several subscriptions are handled
+ * one subscription at a time, in the order they first appear.
+ */
+export async function attachDocuments(
+  tx: StorageTransaction,
+  written: readonly TransactionRecord[],
+  options: DocumentOptions = {},
+  tax: TaxCalculator = NO_TAX,
+): Promise<void> {
+  if (written.length === 0) return;
+  const bySubscription = new Map<number, TransactionRecord[]>();
+  for (const line of written) {
+    const group = bySubscription.get(line.subscriptionId);
+    if (group) group.push(line);
+    else bySubscription.set(line.subscriptionId, [line]);
+  }
+  const scope = new PostScope(tx, written[0]!.siteId);
+  for (const lines of bySubscription.values()) await attachForSubscription(scope, lines, options, tax);
+}
+
+async function attachForSubscription(
+  scope: PostScope,
+  lines: readonly TransactionRecord[],
+  options: DocumentOptions,
+  tax: TaxCalculator,
+): Promise<void> {
+  const { tx, siteId } = scope;
+  const subscriptionId = lines[0]!.subscriptionId;
+  const now = lines[0]!.createdAt;
+  const site = await scope.site();
+  const ledger = new InvoiceBook(tx, siteId, subscriptionId, now, site.timeZone);
+  let preferred: string | undefined;
+
+  if (options.voidInvoiceUid !== undefined) await ledger.void(options.voidInvoiceUid, options.reason ?? '');
+  if (options.reopenInvoiceUid !== undefined) await ledger.reopen(options.reopenInvoiceUid);
+
+  const billed = options.invoice === false ? [] : lines.filter(isBilledLine);
+  if (billed.length > 0) {
+    const invoice = await issueInvoice(scope, billed, options, tax);
+    ledger.add(invoice);
+    preferred = invoice.uid;
+  }
+  preferred = options.payInvoiceUid ?? preferred;
+
+  const payments = lines.filter((l) => l.type === 'payment' && l.amountInCents > 0);
+  for (const payment of payments) await ledger.applyPayment(payment, preferred);
+
+  const balance = lines.at(-1)!.endingBalanceInCents;
+  await ledger.applyCredit(balance, preferred);
+
+  for (const refund of lines.filter((l) => l.type === 'refund' && l.paymentId !== null)) {
+    await issueCreditNotes(scope, ledger, refund, options.refundInvoiceUid);
+  }
+  await ledger.save();
+}
+
+/**
+ * The invoices of one subscription touched by a post, loaded once and saved once, with the
+ * events each change adds.
+ */
+class InvoiceBook {
+  #loaded: InvoiceRecord[] | undefined;
+  readonly #changed = new Set<string>();
+  readonly #events: { uid: string; type: InvoiceEventType; data: Record<string, unknown> }[] = [];
+
+  constructor(
+    readonly tx: StorageTransaction,
+    readonly siteId: number,
+    readonly subscriptionId: number,
+    readonly now: Date,
+    readonly zone: string,
+  ) {}
+
+  async all(): Promise<InvoiceRecord[]> {
+    this.#loaded ??= await this.tx.invoices.listForSubscription(this.siteId, this.subscriptionId);
+    return this.#loaded;
+  }
+
+  add(invoice: InvoiceRecord): void {
+    // A fresh invoice is already stored and evented; it joins the list the rest of the post sees.
+    this.#loaded?.push(invoice);
+  }
+
+  async find(uid: string): Promise<InvoiceRecord | undefined> {
+    return (await this.all()).find((i) => i.uid === uid);
+  }
+
+  replace(next: InvoiceRecord): void {
+    const list = this.#loaded!;
+    const at = list.findIndex((i) => i.uid === next.uid);
+    list[at] = next;
+    this.#changed.add(next.uid);
+  }
+
+  event(uid: string, type: InvoiceEventType, data: Record<string, unknown>): void {
+    this.#events.push({ uid, type, data });
+  }
+
+  /** Open invoices with something due: the preferred one first, then by number. */
+  async openOrder(preferred: string | undefined): Promise<InvoiceRecord[]> {
+    const open = (await this.all()).filter((i) => i.status === 'open' && i.dueInCents > 0);
+    const first = open.filter((i) => i.uid === preferred);
+    return [...first, ...open.filter((i) => i.uid !== preferred)];
+  }
+
+  async void(uid: string, reason: string): Promise<void> {
+    const invoice = await this.find(uid);
+    if (invoice === undefined) throw new Error(`Invoice ${uid} is not the subscription's.`);
+    const voided: InvoiceRecord = { ...invoice, status: 'voided', dueInCents: 0, updatedAt: this.now };
+    this.replace(voided);
+    this.event(uid, 'void_invoice', { reason, credits_returned_in_cents: invoice.creditInCents });
+    await recordDocumentEvent(this.tx, {
+      siteId: this.siteId,
+      key: 'invoice_voided',
+      subjectType: 'invoice',
+      subjectId: invoice.id,
+      payload: invoiceEventPayload(voided, { reason }),
+      occurredAt: this.now,
+    });
+  }
+
+  async reopen(uid: string): Promise<void> {
+    const invoice = await this.find(uid);
+    if (invoice === undefined) throw new Error(`Invoice ${uid} is not the subscription's.`);
+    // The credit it held went back to the subscription when it was voided; it is applied afresh below.
+    this.replace({
+      ...invoice,
+      status: invoice.totalInCents > 0 ? 'open' : 'paid',
+      credits: [],
+      creditInCents: 0,
+      dueInCents: Math.max(0, invoice.totalInCents - invoice.paidInCents),
+      updatedAt: this.now,
+    });
+    this.event(uid, 'change_invoice_status', { from_status: 'voided', to_status: 'open' });
+  }
+
+  async applyPayment(payment: TransactionRecord, preferred: string | undefined): Promise<void> {
+    let remaining = payment.amountInCents;
+    for (const invoice of await this.openOrder(preferred)) {
+      if (remaining === 0) break;
+      const amount = Math.min(remaining, invoice.dueInCents);
+      remaining -= amount;
+      const method = payment.kind === 'manual' ? 'external' : 'payment';
+      this.#settle(invoice, {
+        payments: [
+          ...invoice.payments,
+          {
+            transactionId: payment.id,
+            amountInCents: amount,
+            memo: payment.memo,
+            appliedAt: this.now,
+            method,
+            gatewayTransactionId: payment.gatewayTransactionId,
+          },
+        ],
+        paidInCents: invoice.paidInCents + amount,
+      });
+      this.event(invoice.uid, 'apply_payment', {
+        transaction_id: payment.id,
+        amount_in_cents: amount,
+        payment_method: method,
+        memo: payment.memo,
+      });
+    }
+  }
+
+  /**
+   * Applies what the subscription holds beyond its open invoices. With every billed line on an
+   * invoice, `balance = open dues - unapplied money`, so the unapplied money is `open dues - balance`.
+   */
+  async applyCredit(balance: number, preferred: string | undefined): Promise<void> {
+    const open = await this.openOrder(preferred);
+    let available = open.reduce((sum, i) => sum + i.dueInCents, 0) - balance;
+    for (const invoice of open) {
+      if (available <= 0) break;
+      const amount = Math.min(available, invoice.dueInCents);
+      available -= amount;
+      const uid = `credit_${invoice.uid}_${invoice.credits.length + 1}`;
+      const memo = 'Applied from the subscription credit balance';
+      this.#settle(invoice, {
+        credits: [...invoice.credits, { uid, memo, amountInCents: amount, appliedAt: this.now }],
+        creditInCents: invoice.creditInCents + amount,
+      });
+      this.event(invoice.uid, 'apply_payment', { amount_in_cents: amount, payment_method: 'credit', memo });
+    }
+  }
+
+  /** Stores a new state of an invoice's applications, paying it when nothing remains due. */
+  #settle(invoice: InvoiceRecord, change: Partial<InvoiceRecord>): void {
+    const next = { ...invoice, ...change };
+    const due = Math.max(0, next.totalInCents - next.creditInCents - next.paidInCents);
+    const paid = due === 0;
+    this.replace({
+      ...next,
+      dueInCents: due,
+      status: paid ? 'paid' : next.status,
+      paidDate: paid ? localDateString(this.now, this.zone) : next.paidDate,
+      updatedAt: this.now,
+    });
+    if (paid) this.event(invoice.uid, 'change_invoice_status', { from_status: invoice.status, to_status: 'paid' });
+  }
+
+  /** Writes the changed invoices and their events. */
+  async save(): Promise<void> {
+    for (const uid of this.#changed) {
+      const invoice = (await this.all()).find((i) => i.uid === uid)!;
+      await this.tx.invoices.update(invoice);
+    }
+    for (const event of this.#events) {
+      await this.tx.invoices.appendEvent(this.siteId, {
+        invoiceUid: event.uid,
+        eventType: event.type,
+        data: event.data,
+        createdAt: this.now,
+      });
+    }
+    this.#changed.clear();
+    this.#events.length = 0;
+  }
+}
+
+/** The seller as the site shows itself; sites keep no postal address yet, so it is empty. */
+function sellerOf(site: SiteRecord): InvoiceSeller {
+  return {
+    name: site.name,
+    address: { address: null, address2: null, city: null, state: null, zip: null, country: null },
+    phone: null,
+  };
+}
+
+/** The customer and billing address as they are now: the card's billing address when there is one. */
+async function customerSnapshot(
+  scope: PostScope,
+  subscription: SubscriptionRecord,
+): Promise<{ customer: CustomerRecord; snapshot: InvoiceCustomerSnapshot }> {
+  const customer = await scope.tx.customers.findById(scope.siteId, subscription.customerId);
+  if (customer === undefined) throw new Error(`Customer ${subscription.customerId} vanished while posting.`);
+  const profile =
+    subscription.paymentProfileId === null
+      ? undefined
+      : await scope.tx.customers.findPaymentProfile(scope.siteId, subscription.paymentProfileId);
+  const cardAddress = profile?.billingAddress;
+  const hasCardAddress = cardAddress !== undefined && Object.values(cardAddress).some((v) => v !== null && v !== '');
+  return {
+    customer,
+    snapshot: {
+      customerId: customer.id,
+      firstName: customer.firstName,
+      lastName: customer.lastName,
+      organization: customer.organization,
+      email: customer.email,
+      reference: customer.reference,
+      billingAddress: hasCardAddress ? cardAddress : customer.address,
+    },
+  };
+}
+
+/** What the lines say the invoice is for, when the caller did not say. */
+function roleOf(lines: readonly TransactionRecord[], subscription: SubscriptionRecord): InvoiceRole {
+  const kinds = new Set(lines.map((l) => l.kind));
+  if (kinds.has('one_time') || kinds.has('delay_capture')) return 'one_time';
+  if (kinds.has('prorated')) return 'migration';
+  const billing = lines.filter((l) => l.type !== 'adjustment');
+  if (billing.length > 0 && billing.every((l) => l.componentId !== null)) return 'allocation';
+  if (subscription.createdAt.getTime() === lines[0]!.createdAt.getTime()) return 'signup';
+  return 'renewal';
+}
+
+function lineItemOf(line: TransactionRecord, subscription: SubscriptionRecord): InvoiceLineItem {
+  const inCurrentPeriod = line.periodIndex !== null && line.periodIndex === subscription.periodIndex;
+  return {
+    transactionId: line.id,
+    title: line.memo,
+    description: line.kind ?? line.type,
+    quantity: '1',
+    unitPriceInCents: line.amountInCents,
+    subtotalInCents: line.amountInCents,
+    discountInCents: 0,
+    taxInCents: 0,
+    totalInCents: line.amountInCents,
+    periodStart: inCurrentPeriod ? subscription.currentPeriodStartedAt : null,
+    periodEnd: inCurrentPeriod ? subscription.currentPeriodEndsAt : null,
+    productId: line.componentId === null ? line.productId : null,
+    componentId: line.componentId,
+    kind: line.kind,
+  };
+}
+
+/** Issues the invoice of a post's billed lines: numbered, snapshotted, open (or paid when nothing is due). */
+async function issueInvoice(
+  scope: PostScope,
+  billed: readonly TransactionRecord[],
+  options: DocumentOptions,
+  tax: TaxCalculator,
+): Promise<InvoiceRecord> {
+  const { tx, siteId } = scope;
+  const site = await scope.site();
+  const subscription = await scope.subscription(billed[0]!.subscriptionId);
+  const { snapshot } = await customerSnapshot(scope, subscription);
+  const now = billed[0]!.createdAt;
+  const discountLines = billed.filter((l) => l.type === 'adjustment' && l.kind === 'coupon');
+  const lineItems = billed.filter((l) => !discountLines.includes(l)).map((l) => lineItemOf(l, subscription));
+  const couponCode = subscription.couponCodes.length === 1 ? subscription.couponCodes[0]! : null;
+  const discounts: InvoiceDiscount[] = discountLines.map((l) => ({
+    transactionId: l.id,
+    title: l.memo,
+    couponCode,
+    // A coupon line lowers the balance (a negative amount); the discount shows it as a positive amount.
+    amountInCents: -l.amountInCents,
+  }));
+  const taxes = tax.taxesFor({ siteId, subscriptionId: subscription.id, lineItems });
+  const subtotal = lineItems.reduce((sum, i) => sum + i.subtotalInCents, 0);
+  const discount = discounts.reduce((sum, d) => sum + d.amountInCents, 0);
+  const taxTotal = taxes.reduce((sum, t) => sum + t.amountInCents, 0);
+  const total = subtotal - discount + taxTotal;
+  const terms = invoiceTerms(site);
+  const sequence = await tx.invoices.nextSequence(siteId, 'invoice');
+  const issueDate = localDateString(now, site.timeZone);
+  const version = await tx.catalog.findProductVersion(siteId, subscription.productId, subscription.productVersion);
+  const product = await tx.catalog.findProduct(siteId, subscription.productId);
+  const family = product === undefined ? undefined : await tx.catalog.findFamily(siteId, product.familyId);
+  const periodIndex = billed.reduce<number | null>(
+    (max, l) => (l.periodIndex === null ? max : Math.max(max ?? l.periodIndex, l.periodIndex)),
+    null,
+  );
+  const inCurrentPeriod = periodIndex !== null && periodIndex === subscription.periodIndex;
+  const nothingDue = total <= 0;
+  const invoice = await tx.invoices.insert({
+    uid: documentUid('inv'),
+    siteId,
+    subscriptionId: subscription.id,
+    customerId: subscription.customerId,
+    number: `${terms.prefix}${sequence}`,
+    sequenceNumber: sequence,
+    status: nothingDue ? 'paid' : 'open',
+    role: options.role ?? roleOf(billed, subscription),
+    collectionMethod: subscription.paymentProfileId === null ? 'remittance' : 'automatic',
+    issueDate,
+    dueDate: addDays(issueDate, terms.netTermsDays),
+    paidDate: nothingDue ? issueDate : null,
+    currency: site.currency,
+    memo: options.memo ?? '',
+    seller: sellerOf(site),
+    customer: snapshot,
+    productName: version?.terms.name ?? null,
+    productFamilyName: family?.name ?? null,
+    periodIndex,
+    periodStart: inCurrentPeriod ? subscription.currentPeriodStartedAt : null,
+    periodEnd: inCurrentPeriod ? subscription.currentPeriodEndsAt : null,
+    lineItems,
+    discounts,
+    taxes,
+    credits: [],
+    payments: [],
+    subtotalInCents: subtotal,
+    discountInCents: discount,
+    taxInCents: taxTotal,
+    totalInCents: total,
+    creditInCents: 0,
+    paidInCents: 0,
+    refundInCents: 0,
+    dueInCents: Math.max(0, total),
+    createdAt: now,
+    updatedAt: now,
+  });
+  await tx.invoices.appendEvent(siteId, {
+    invoiceUid: invoice.uid,
+    eventType: 'issue_invoice',
+    data: { number: invoice.number, total_amount_in_cents: total, role: invoice.role },
+    createdAt: now,
+  });
+  await recordDocumentEvent(tx, {
+    siteId,
+    key: 'invoice_issued',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    payload: invoiceEventPayload(invoice),
+    occurredAt: now,
+  });
+  return invoice;
+}
+
+/**
+ * The credit notes of a refund: the refunded payment's money is taken back from the invoices it
+ * paid (the caller's invoice first, then the latest), never more than an invoice's paid amount
+ * less what was already refunded on it. Money the payment left unapplied needs no note.
+ */
+async function issueCreditNotes(
+  scope: PostScope,
+  book: InvoiceBook,
+  refund: TransactionRecord,
+  preferredUid: string | undefined,
+): Promise<void> {
+  const { tx, siteId } = scope;
+  const site = await scope.site();
+  const paidBy = (await book.all()).filter((i) => i.payments.some((p) => p.transactionId === refund.paymentId));
+  const ordered = [
+    ...paidBy.filter((i) => i.uid === preferredUid),
+    ...paidBy.filter((i) => i.uid !== preferredUid).reverse(),
+  ];
+  let remaining = refund.amountInCents;
+  for (const invoice of ordered) {
+    if (remaining === 0) break;
+    const paidByThis = invoice.payments
+      .filter((p) => p.transactionId === refund.paymentId)
+      .reduce((sum, p) => sum + p.amountInCents, 0);
+    const refundable = Math.min(paidByThis, invoice.paidInCents - invoice.refundInCents);
+    const amount = Math.min(remaining, refundable);
+    if (amount <= 0) continue;
+    remaining -= amount;
+    const sequence = await tx.invoices.nextSequence(siteId, 'credit_note');
+    const subscription = await scope.subscription(invoice.subscriptionId);
+    const { snapshot } = await customerSnapshot(scope, subscription);
+    const note: CreditNoteRecord = await tx.invoices.insertCreditNote({
+      uid: documentUid('cn'),
+      siteId,
+      subscriptionId: invoice.subscriptionId,
+      customerId: invoice.customerId,
+      invoiceUid: invoice.uid,
+      number: `${invoiceTerms(site).prefix}CN-${sequence}`,
+      sequenceNumber: sequence,
+      status: 'applied',
+      issueDate: localDateString(refund.createdAt, site.timeZone),
+      currency: invoice.currency,
+      memo: refund.memo,
+      seller: sellerOf(site),
+      customer: snapshot,
+      lineItems: [
+        {
+          title: `Refund of invoice ${invoice.number}`,
+          description: refund.memo,
+          quantity: '1',
+          unitPriceInCents: amount,
+          subtotalInCents: amount,
+          taxInCents: 0,
+          totalInCents: amount,
+          transactionId: refund.id,
+        },
+      ],
+      totalInCents: amount,
+      refundTransactionIds: [refund.id],
+      createdAt: refund.createdAt,
+    });
+    book.replace({ ...invoice, refundInCents: invoice.refundInCents + amount, updatedAt: refund.createdAt });
+    book.event(invoice.uid, 'refund_invoice', {
+      credit_note_uid: note.uid,
+      credit_note_number: note.number,
+      amount_in_cents: amount,
+      transaction_id: refund.id,
+      payment_transaction_id: refund.paymentId,
+      memo: refund.memo,
+    });
+    await recordDocumentEvent(tx, {
+      siteId,
+      key: 'credit_note_created',
+      subjectType: 'credit_note',
+      subjectId: note.id,
+      payload: creditNoteEventPayload(note),
+      occurredAt: refund.createdAt,
+    });
+  }
+}

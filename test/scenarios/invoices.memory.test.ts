@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { invoiceScenarios } from './invoices.suite.js';
+
+invoiceScenarios(memoryHarness);

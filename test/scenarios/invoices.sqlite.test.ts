@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { invoiceScenarios } from './invoices.suite.js';
+
+invoiceScenarios(sqliteHarness);
