@@ -327,7 +327,7 @@ async function postgresCase(context: BenchContext, book: number, due: number): P
   try {
     const seeds: GrowthSeedTimes[] = [];
     for (const schema of schemas) {
-      const storage = createPostgresStorage({ pool: server.pool(schema, 2) });
+      const storage = createPostgresStorage({ pool: server.pool(schema, 2), schema: null });
       storages.push(storage);
       await storage.migrate();
       const site = await seedSite(storage, createTestGateway(), 'bench-growth');

@@ -207,11 +207,12 @@ async function postgresRuns(context: BenchContext, workers: number): Promise<Run
   const schema = await server.createSchema();
   const rawSchema = await server.createSchema();
   const storages: Storage[] = [];
-  const rawSeeding = createPostgresStorage({ pool: server.pool(rawSchema, 1) });
+  const rawSeeding = createPostgresStorage({ pool: server.pool(rawSchema, 1), schema: null });
   const pool = server.pool(rawSchema, workers);
   const clients: pg.PoolClient[] = [];
   try {
-    for (let w = 0; w < workers; w++) storages.push(createPostgresStorage({ pool: server.pool(schema, 2) }));
+    for (let w = 0; w < workers; w++)
+      storages.push(createPostgresStorage({ pool: server.pool(schema, 2), schema: null }));
     const gateway = createTestGateway();
     const seedStart = performance.now();
     await Promise.all(

@@ -210,7 +210,8 @@ async function postgresCase(context: BenchContext, workers: number): Promise<Uni
   // One storage per worker, each on a pool of one connection: separate workers, as separate
   // processes would be.
   const storages: Storage[] = [];
-  for (let w = 0; w < workers; w++) storages.push(createPostgresStorage({ pool: server.pool(schema, 1) }));
+  for (let w = 0; w < workers; w++)
+    storages.push(createPostgresStorage({ pool: server.pool(schema, 1), schema: null }));
   const rawPool = server.pool(schema, workers);
   const clients: pg.PoolClient[] = [];
   try {

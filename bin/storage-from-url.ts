@@ -49,10 +49,17 @@ export async function openStorage(url: string = DEFAULT_DATABASE): Promise<{ sto
     const pg = await load(() => import('pg'), what, packages);
     const { createPostgresStorage } = await load(() => import('billing-engine/adapters/postgres'), what, packages);
     const Pool = (pg.default ?? pg).Pool;
-    const pool = new Pool({ connectionString: url, max: 8 });
+    // `?schema=name` picks the schema of the engine's tables (default `billing`); pg never sees it.
+    const parsed = new URL(url);
+    const schema = parsed.searchParams.get('schema') ?? undefined;
+    parsed.searchParams.delete('schema');
+    const pool = new Pool({ connectionString: parsed.toString(), max: 8 });
     pool.on('error', () => {});
     const safe = url.replace(/\/\/[^@/]*@/, '//***@');
-    return { storage: createPostgresStorage({ pool }), describe: `Postgres ${safe}` };
+    return {
+      storage: createPostgresStorage({ pool, ...(schema === undefined ? {} : { schema }) }),
+      describe: `Postgres ${safe}`,
+    };
   }
   const what = 'a SQLite database';
   const packages = ['better-sqlite3', 'kysely'];

@@ -22,11 +22,18 @@ export interface PostgresPoolLike {
 /** Options of {@link createPostgresStorage}. */
 export interface PostgresStorageOptions {
   /**
-   * The pool. The storage owns it: `close()` ends it. Tables are created in the connection's
-   * `search_path` schema, so a pool with `options: '-c search_path=billing'` keeps the engine in
-   * its own schema. Give the pool an `'error'` listener, as `pg` asks of every pool.
+   * The pool. The storage owns it: `close()` ends it. Give the pool an `'error'` listener, as
+   * `pg` asks of every pool.
    */
   readonly pool: PostgresPoolLike;
+  /**
+   * The schema the engine's tables live in (default `billing`), created on first use, so that
+   * they never collide with an application's own `customers` or `subscriptions` in `public`.
+   * Every connection the storage takes gets `search_path` set to it. `null` leaves the
+   * connection's own `search_path` alone (for a pool that sets it, e.g. with
+   * `options: '-c search_path=...'`).
+   */
+  readonly schema?: string | null;
   /** How many times a transaction that failed with a serialization failure or deadlock is run in all (default 5). */
   readonly maxAttempts?: number;
   /**
@@ -73,7 +80,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
   };
 
-  const pool = watchClients(options.pool);
+  const pool = watchClients(options.pool, schemaOf(options.schema));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return createSqlStorage({
     db,
@@ -87,21 +94,67 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
   });
 }
 
+/** The default schema of the engine's tables. */
+export const DEFAULT_POSTGRES_SCHEMA = 'billing';
+
+/** A plain identifier (quoted anyway), so that a schema name can never smuggle SQL. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function schemaOf(schema: string | null | undefined): string | null {
+  if (schema === null) return null;
+  const name = schema ?? DEFAULT_POSTGRES_SCHEMA;
+  if (!SCHEMA_NAME.test(name)) {
+    throw new TypeError(
+      `The Postgres schema must be a plain identifier (letters, digits and underscores, at most 63, not starting with a digit); got ${JSON.stringify(name)}.`,
+    );
+  }
+  return name;
+}
+
+/** Schema already there (`42P06`), or created at the same moment by another process (`23505`). */
+const SCHEMA_RACE = new Set(['42P06', '23505']);
+
 /**
  * `pg` emits `'error'` on a checked-out client whose connection dies, and an `'error'` event
  * without a listener crashes the process. The query in flight already rejects with that error
  * (and the transaction fails with `BillingError('storage')`), so the listener only has to exist;
  * `pg-pool` then drops the broken client when it is released.
+ *
+ * With a `schema`, each new connection is pointed at it (`search_path`) before first use, and the
+ * schema is created once per storage.
  */
-function watchClients(pool: PostgresPoolLike): PostgresPool {
+function watchClients(pool: PostgresPoolLike, schema: string | null): PostgresPool {
   const watched = new WeakSet<object>();
   let ended: Promise<void> | undefined;
+  let created: Promise<void> | undefined;
+  const quoted = schema === null ? null : `"${schema}"`;
   return {
     async connect() {
       const client = await pool.connect();
-      if (!watched.has(client) && typeof client.on === 'function') {
+      if (!watched.has(client)) {
+        if (quoted !== null) {
+          try {
+            created ??= client
+              .query(`create schema if not exists ${quoted}`, [])
+              .then(
+                () => undefined,
+                (error: unknown) => {
+                  if (!SCHEMA_RACE.has(driverErrorCode(error) ?? '')) throw error;
+                },
+              )
+              .catch((error: unknown) => {
+                created = undefined;
+                throw error;
+              });
+            await created;
+            await client.query(`set search_path to ${quoted}`, []);
+          } catch (error) {
+            client.release();
+            throw error;
+          }
+        }
         watched.add(client);
-        client.on('error', () => {});
+        if (typeof client.on === 'function') client.on('error', () => {});
       }
       return client;
     },

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { MIGRATIONS } from '../../adapters/sql/migrations/index.js';
 import {
   closePostgresTestServer,
+  newSchemaName,
   ON_PGLITE,
   PGLITE_SKIP_REASON,
   postgresHarness,
@@ -91,11 +92,12 @@ describe('postgres adapter specifics', () => {
     schema = undefined;
   });
 
-  real('migrates a new database once when several processes start at the same moment', async () => {
+  real('creates its schema and migrates it once when several processes start at the same moment', async () => {
     const server = await postgresTestServer();
-    const fresh = await server.newSchema();
-    const pools = Array.from({ length: 3 }, () => testPool(server, fresh, { max: 2 }));
-    const racing = pools.map((pool) => createPostgresStorage({ pool }));
+    const fresh = newSchemaName();
+    // The pools say nothing of the schema: the storage's `schema` option puts every connection there.
+    const pools = Array.from({ length: 3 }, () => testPool(server, 'public', { max: 2 }));
+    const racing = pools.map((pool) => createPostgresStorage({ pool, schema: fresh }));
     try {
       await Promise.all(racing.map((storage) => storage.migrate()));
       const { rows } = await server.query<{ id: number }>(
@@ -106,7 +108,48 @@ describe('postgres adapter specifics', () => {
       expect(await racing[2]!.transaction((tx) => tx.sites.findById(site.id))).toEqual(site);
     } finally {
       for (const storage of racing) await storage.close();
+      await server.query(`drop schema if exists ${pg.escapeIdentifier(fresh)} cascade`);
     }
+  });
+
+  real(
+    "keeps its tables in the 'billing' schema by default, beside an application's own tables of the same names",
+    async () => {
+      const server = await postgresTestServer();
+      const app = await server.newSchema();
+      // The application's own `customers`, in the schema its connections use.
+      await server.query(`create table ${pg.escapeIdentifier(app)}.customers (name text primary key)`);
+      await server.query(`insert into ${pg.escapeIdentifier(app)}.customers values ('the application''s row')`);
+      await server.query('drop schema if exists billing cascade');
+      const storage = createPostgresStorage({ pool: testPool(server, app, { max: 2 }) });
+      try {
+        await storage.migrate();
+        const site = await storage.transaction((tx) => tx.sites.insert(siteFixture('in-billing')));
+        const tables = await server.query<{ table_schema: string; table_name: string }>(
+          "select table_schema, table_name from information_schema.tables where table_name in ('customers', 'sites') and table_schema in ($1, 'billing') order by 1, 2",
+          [app],
+        );
+        const found = tables.rows.map(
+          (row) => `${row.table_schema === app ? 'app' : row.table_schema}.${row.table_name}`,
+        );
+        expect(found.sort()).toEqual(['app.customers', 'billing.customers', 'billing.sites']);
+        const sites = await server.query<{ id: string }>('select id from billing.sites');
+        expect(sites.rows.map((row) => Number(row.id))).toEqual([site.id]);
+        const own = await server.query<{ name: string }>(`select name from ${pg.escapeIdentifier(app)}.customers`);
+        expect(own.rows).toEqual([{ name: "the application's row" }]);
+      } finally {
+        await storage.close();
+        await server.query('drop schema if exists billing cascade');
+      }
+    },
+  );
+
+  it('refuses a schema name that is not a plain identifier, before connecting', () => {
+    const pool = new pg.Pool({ host: '127.0.0.1', port: 1 });
+    for (const schema of ['billing"; drop table sites; --', '', '1st', 'a-b', 'x'.repeat(64)]) {
+      expect(() => createPostgresStorage({ pool, schema })).toThrow(/plain identifier/);
+    }
+    return pool.end();
   });
 
   it('stores instants as timestamptz(3), money as bigint, decimals as numeric and documents as jsonb', async () => {

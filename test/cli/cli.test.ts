@@ -439,13 +439,13 @@ describe.skipIf(POSTGRES_URL === undefined)('admin CLI: sites and keys on Postgr
   it('does the same on a Postgres schema of its own', async () => {
     const server = await postgresTestServer();
     const schema = await server.newSchema();
-    // The schema goes in the URL as the connection's startup options, as an operator could.
+    // The schema goes in the URL (`?schema=`; the default is `billing`), as an operator would.
     const url = new URL(POSTGRES_URL ?? '');
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    url.searchParams.set('schema', schema);
     const pg = (await import('pg')).default;
     const { createPostgresStorage } = await import('billing-engine/adapters/postgres');
     await manageSiteAndKeys(url.toString(), () =>
-      createBillingEngine({ storage: createPostgresStorage({ pool: new pg.Pool(server.poolConfig(schema)) }) }),
+      createBillingEngine({ storage: createPostgresStorage({ pool: new pg.Pool(server.poolConfig(schema)), schema }) }),
     );
     // The commands wrote to that schema, not elsewhere.
     const rows = await server.query<{ subdomain: string }>(

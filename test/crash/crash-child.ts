@@ -36,7 +36,7 @@ function open(args: CrashChildArgs): Storage {
   if (args.dialect === 'sqlite') return createSqliteStorage({ database: args.file, busyTimeoutMs: 30_000 });
   const pool = new pg.Pool({ connectionString: args.url, options: `-c search_path=${args.schema}`, max: 4 });
   pool.on('error', () => {});
-  return createPostgresStorage({ pool });
+  return createPostgresStorage({ pool, schema: null });
 }
 
 async function main(): Promise<void> {

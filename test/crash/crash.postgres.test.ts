@@ -18,7 +18,7 @@ crashSuite({
     return {
       location: { dialect: 'postgres', url: POSTGRES_URL!, schema },
       async open() {
-        const storage = createPostgresStorage({ pool: testPool(server, schema, { max: 4 }) });
+        const storage = createPostgresStorage({ pool: testPool(server, schema, { max: 4 }), schema: null });
         await storage.migrate();
         return storage;
       },

@@ -67,7 +67,7 @@ export function newSchemaName(): string {
 /** Migrates `schema` through a storage of its own. */
 async function migrateOnce(server: PostgresTestServer, schema: string): Promise<void> {
   const pool = testPool(server, schema, { max: 1 });
-  const storage = createPostgresStorage({ pool });
+  const storage = createPostgresStorage({ pool, schema: null });
   try {
     await storage.migrate();
   } finally {
@@ -185,6 +185,8 @@ export async function schemaStorage(
   const capabilities = modeCapabilities();
   const storage = createPostgresStorage({
     pool,
+    // The pool's startup options point it at the test's schema.
+    schema: null,
     ...(capabilities === undefined ? {} : { capabilities }),
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
