@@ -88,7 +88,7 @@ async function runCase(context: BenchContext, database: 'sqlite' | 'postgres', l
     if (!context.postgres.available) throw new Error('Postgres is not available.');
     const server = context.postgres.server;
     const schema = await server.createSchema();
-    storage = createPostgresStorage({ pool: server.pool(schema, POSTGRES_POOL) });
+    storage = createPostgresStorage({ pool: server.pool(schema, POSTGRES_POOL), schema: null });
     dropSchema = () => server.dropSchema(schema);
   }
   try {
