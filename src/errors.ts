@@ -43,7 +43,7 @@ export interface ErrorMapping {
   readonly resultCode: string;
 }
 
-/** The one table from error code to HTTP status and direct-post `result_code` (spec §7). */
+/** The one table from error code to HTTP status and direct-post `result_code`. */
 export const ERROR_TABLE: Readonly<Record<BillingErrorCode, ErrorMapping>> = {
   validation: { httpStatus: 422, resultCode: '4220' },
   invalid_transition: { httpStatus: 422, resultCode: '4220' },

@@ -1,5 +1,5 @@
 /**
- * Event keys the engine records (reference §3.4) and the shape listeners receive. Every event is
+ * Event keys the engine records and the shape listeners receive. Every event is
  * written to the outbox in the transaction of the change that caused it; in-process listeners
  * hear it only after that transaction commits.
  */

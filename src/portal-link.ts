@@ -1,6 +1,6 @@
 /**
  * Signed, expiring billing-portal links (`/portal/{customer_id}/{expires_unix}/{signature}`). The
- * service's management URL is not derivable by merchants (reference §2): it is handed out by the
+ * service's management URL is not derivable by merchants: it is handed out by the
  * API. Ours is an HMAC the engine can check without storing anything: whoever holds the link may
  * manage that customer's subscriptions until it expires, and rotating the site's shared key
  * revokes every link at once. Pure: the instant to check against is always passed in.
@@ -11,7 +11,7 @@ import { constantTimeHexEqual, isHexOfLength } from './domain/signing/constant-t
 /** How many hex characters of the HMAC-SHA256 make a portal link signature (128 bits). */
 export const PORTAL_LINK_SIGNATURE_LENGTH = 32;
 
-/** The default lifetime of a management link: 65 days, as the service's statement links (reference §2). */
+/** The default lifetime of a management link: 65 days, as the service's statement links. */
 export const DEFAULT_PORTAL_LINK_LIFETIME_SECONDS = 65 * 24 * 60 * 60;
 
 // Ids and expiry instants are decimal integers in the URL; bounding their length keeps a crafted

@@ -5,10 +5,10 @@
  */
 import { type FormParams, parseWebhookBody, verifyWebhookSignature } from './domain/signing/index.js';
 
-/** The signature header of the spec (spec §6), lower case as Node's `IncomingMessage.headers` has it. */
+/** The signature header of the spec, lower case as Node's `IncomingMessage.headers` has it. */
 export const WEBHOOK_SIGNATURE_HEADER = 'x-service-webhook-signature-hmac-sha-256';
 
-/** The hosted service's spelling of the same header, sent under `chargify` compatibility (reference §3.2). */
+/** The hosted service's spelling of the same header, sent under `chargify` compatibility. */
 export const CHARGIFY_WEBHOOK_SIGNATURE_HEADER = 'x-chargify-webhook-signature-hmac-sha-256';
 
 /** Input of {@link verifyWebhook}. */

@@ -67,7 +67,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** The default rate limit: generous enough that only a runaway client meets it. */
 export const DEFAULT_RATE_LIMIT: HttpRateLimitOptions = { capacity: 200, refillPerSecond: 50 };
 
-// The service's throttling message (reference §8.2), without the support reference it appends.
+// The service's throttling message, without the support reference it appends.
 const RATE_LIMITED_MESSAGE =
   'Your request was denied due to a usage violation. Retry after the time in the Retry-After header.';
 

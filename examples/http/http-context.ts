@@ -67,7 +67,7 @@ export function sendProblem(problem: HttpProblem): Response {
 
 /**
  * The request body as JSON, whatever the method: a DELETE may carry a body, and an empty body is
- * read as no body (real-clients §6); the main API's middleware has already refused a non-empty body
+ * read as no body; the main API's middleware has already refused a non-empty body
  * that is not typed as JSON. Read at the wire boundary, before any route code: malformed JSON is a
  * 400; bytes that are not UTF-8, nesting deeper than `MAX_JSON_DEPTH` (checked before parsing) and
  * any string or key with a NUL or a lone surrogate are a 422, so nothing is charged or stored.

@@ -1,5 +1,5 @@
 /**
- * The one collection path (DESIGN §3): every flow that takes money (signup, renewal, dunning
+ * The one collection path: every flow that takes money (signup, renewal, dunning
  * retry, one-time charge, migration, allocation, reactivation) commits a pending attempt with a
  * deterministic key, calls the gateway here, outside any transaction, and commits the outcome.
  * This module owns the gateway call and the one recovery rule for lost answers; the flows own

@@ -108,7 +108,7 @@ export interface PaymentProfileRecord {
   readonly updatedAt: Date;
 }
 
-/** Subscription states (reference §4.1); the spec's spelling `cancelled` is canonical. */
+/** Subscription states; the spec's spelling `cancelled` is canonical. */
 export type SubscriptionState =
   | 'trialing'
   | 'active'
@@ -159,7 +159,7 @@ export interface SubscriptionRecord {
   readonly updatedAt: Date;
 }
 
-/** Ledger transaction types (reference §7.1). */
+/** Ledger transaction types. */
 export type TransactionType = 'charge' | 'credit' | 'adjustment' | 'payment' | 'refund' | 'info';
 
 /** One ledger line. The subscription's balance is the ending balance of its last line. */
@@ -199,7 +199,7 @@ export type NewTransaction = Omit<
 export type PaymentAttemptStatus = 'pending' | 'succeeded' | 'declined' | 'failed' | 'unknown';
 
 /**
- * A payment attempt, committed before the gateway is called (DESIGN §3). Its idempotency key is
+ * A payment attempt, committed before the gateway is called. Its idempotency key is
  * deterministic, so a crash between call and result is reconciled by key, never charged twice.
  */
 export interface PaymentAttemptRecord {
@@ -331,7 +331,7 @@ export type SubscriptionDateField =
   | 'updated_at'
   | 'next_assessment_at';
 
-/** Filter and order of a subscription list (reference §8.3). Date bounds are inclusive. */
+/** Filter and order of a subscription list. Date bounds are inclusive. */
 export interface SubscriptionFilter {
   readonly states?: readonly SubscriptionState[];
   readonly productId?: number;
@@ -371,7 +371,7 @@ export interface SubscriptionsRepository {
   countForCustomer(siteId: number, customerId: number): Promise<number>;
 }
 
-/** Filter of a transaction list (reference §7.1). Bounds are inclusive. */
+/** Filter of a transaction list. Bounds are inclusive. */
 export interface TransactionFilter {
   readonly subscriptionId?: number;
   readonly types?: readonly TransactionType[];

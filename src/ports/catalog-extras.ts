@@ -5,10 +5,10 @@
  */
 import type { PageRequest } from './billing-records.js';
 
-/** Component kinds (reference §10). */
+/** Component kinds. */
 export type ComponentKind = 'quantity_based_component' | 'on_off_component' | 'metered_component';
 
-/** Pricing schemes (reference §10.1). */
+/** Pricing schemes. */
 export type PricingScheme = 'per_unit' | 'volume' | 'tiered' | 'stairstep';
 
 /** One price bracket. Unit prices are exact decimal strings with up to 4 places (`"0.0125"`). */
@@ -83,7 +83,7 @@ export interface ComponentsRepository {
   findVersion(siteId: number, componentId: number, version: number): Promise<ComponentVersionRecord | undefined>;
 }
 
-/** How several coupons combine (reference §6). */
+/** How several coupons combine. */
 export type CompoundingStrategy = 'compound' | 'full-price';
 
 /** A coupon. Exactly one of `percentage` and `amountInCents` is set. */
@@ -145,7 +145,7 @@ export interface CouponsRepository {
 /** Which resource a metafield belongs to. */
 export type MetafieldResource = 'customer' | 'subscription';
 
-/** Where a metafield shows (spec §2). */
+/** Where a metafield shows. */
 export interface MetafieldScope {
   /** Hosted pages it shows on; `all` means every one. */
   readonly hosted: readonly string[];
@@ -249,7 +249,7 @@ export interface SubscriptionComponentRecord {
   readonly updatedAt: Date;
 }
 
-/** One allocation change, kept as history (reference §10.2). */
+/** One allocation change, kept as history. */
 export interface AllocationRecord {
   readonly id: number;
   readonly siteId: number;

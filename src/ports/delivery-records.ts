@@ -44,7 +44,7 @@ export interface WebhookRecord {
   readonly updatedAt: Date;
 }
 
-/** Filter of a webhook list (reference §3.3). Bounds are inclusive. */
+/** Filter of a webhook list. Bounds are inclusive. */
 export interface WebhookFilter {
   readonly status?: WebhookStatus;
   readonly since?: Date;

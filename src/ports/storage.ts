@@ -1,6 +1,6 @@
 /**
  * The storage port: what the engine needs from a database, shaped by use case rather than as
- * generic CRUD (DESIGN §4). Every repository method is scoped by `siteId` except the few that
+ * generic CRUD. Every repository method is scoped by `siteId` except the few that
  * find a site (by subdomain, by direct `api_id`) and the worker's cross-site claim of due work.
  *
  * Conventions every adapter keeps (the conformance suite in `billing-engine/testing` checks them):

@@ -78,7 +78,7 @@ export interface AllocationInput {
   readonly accrueCharge?: boolean;
   readonly prorationUpgradeScheme?: string;
   readonly prorationDowngradeScheme?: string;
-  /** A client's duplicate-prevention token (reference §8.4). */
+  /** A client's duplicate-prevention token. */
   readonly uniquenessToken?: string | null;
 }
 
@@ -236,7 +236,7 @@ const IN_FLIGHT =
   'Another payment for this subscription is in progress; the allocation was not changed and nothing was charged. Try again when it has finished.';
 
 /**
- * Allocation changes and metered usage of subscriptions (reference §10): quantity-based and on/off
+ * Allocation changes and metered usage of subscriptions: quantity-based and on/off
  * allocations with proration by the computed cost, immediate collection or accrual of the charge,
  * previews, allocation and usage history. A subscription stays on the component version it was
  * given (at signup, or at its first allocation): a change is priced with that pinned version, like

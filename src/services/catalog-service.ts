@@ -234,7 +234,7 @@ export class CatalogService {
 
   /**
    * Archives a product: it can no longer be subscribed to, while its subscribers keep billing as
-   * before (reference §5.3). Archiving an archived product keeps the first archive time.
+   * before. Archiving an archived product keeps the first archive time.
    */
   async archiveProduct(subdomain: string, productId: number | string): Promise<ProductView> {
     return this.#setArchived(subdomain, productId, true);

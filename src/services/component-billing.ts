@@ -1,5 +1,5 @@
 /**
- * Components in the subscription's own billing (reference §10): what a signup adds and charges,
+ * Components in the subscription's own billing: what a signup adds and charges,
  * and what a renewal charges. The signup and renewal services call these inside their commands;
  * nothing here opens a transaction, calls the gateway or records an event.
  */
@@ -180,7 +180,7 @@ export async function planSignupComponents(
 /**
  * Writes the planned components of a new subscription, pinned to the versions the plan priced,
  * inside the signup's final transaction. Records no event: `component_allocation_change` is for
- * changes after signup (reference §3.4). Returns the stored rows in plan order.
+ * changes after signup. Returns the stored rows in plan order.
  */
 export async function writeSignupComponents(
   ctx: CommandContext,
@@ -214,7 +214,7 @@ export async function writeSignupComponents(
  * components for the usage of the period that is ending, in arrears, priced with their scheme. It
  * then takes the billed usage off each metered balance, atomically (`addUsage` of minus what was
  * billed), so usage recorded concurrently is kept for the next period rather than lost; that reset
- * records no `metered_usage` event (reference §10). Zero charges give no line. Call it in the
+ * records no `metered_usage` event. Zero charges give no line. Call it in the
  * renewal's first step, in the transaction that writes the renewal's lines; `subscription` may be
  * the record before or after the period moved (only its ids are used).
  */

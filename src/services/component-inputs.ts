@@ -70,7 +70,7 @@ export function captureAllocation<T>(
   }
 }
 
-/** ISO 8601 in UTC to the second, as the newer component events carry it (reference §3.1). */
+/** ISO 8601 in UTC to the second, as the newer component events carry it. */
 export function eventTimestamp(at: Date): string {
   return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -80,7 +80,7 @@ export function describeDates(start: Date, end: Date): string {
   return `${start.toISOString().slice(0, 10)} - ${end.toISOString().slice(0, 10)}`;
 }
 
-/** The parts of the component events (reference §3.4) that name the component, subscription and product. */
+/** The parts of the component events that name the component, subscription and product. */
 export function componentEventSubject(
   component: ComponentRecord,
   subscription: SubscriptionRecord,

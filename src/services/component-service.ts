@@ -77,7 +77,7 @@ const KINDS: Readonly<Record<ComponentKindInput, ComponentKind>> = {
 };
 
 /**
- * Components of a site's product families (reference §10): quantity-based, on/off and metered,
+ * Components of a site's product families: quantity-based, on/off and metered,
  * priced by per_unit, volume, tiered or stairstep brackets. A pricing change adds an immutable
  * version; name, unit, handle and archive changes do not.
  */

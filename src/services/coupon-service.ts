@@ -15,7 +15,7 @@ import { type CommandDeps, runCommand } from './command-runner.js';
 import { loadSite } from './site-lookup.js';
 
 /**
- * Input of a coupon (spec §2, reference §6). Exactly one of `percentage` and an amount
+ * Input of a coupon. Exactly one of `percentage` and an amount
  * (`amountInCents`, or `amount` in major units of the site's currency) is set. On an update every
  * field is optional; sending one kind of discount replaces the other.
  */
@@ -50,7 +50,7 @@ export interface CouponValidateOptions {
   readonly at?: Date;
 }
 
-/** A page of the coupon list: `perPage` defaults to 30 and is clamped to 200 (reference §8.3). */
+/** A page of the coupon list: `perPage` defaults to 30 and is clamped to 200. */
 export interface ListCouponsOptions {
   readonly page?: number;
   readonly perPage?: number;
@@ -58,11 +58,11 @@ export interface ListCouponsOptions {
   readonly familyId?: number | string;
 }
 
-/** The service's message for a code that cannot be used, with the string body of `validate` (reference §6). */
+/** The service's message for a code that cannot be used, with the string body of `validate`. */
 export const COUPON_NOT_FOUND = 'Coupon code could not be found.';
 
 /**
- * Coupons of a site (reference §6): percentage or flat amount, one-time or recurring, scoped to a
+ * Coupons of a site: percentage or flat amount, one-time or recurring, scoped to a
  * product family, with an optional end date and usage limit. Redemption counts are kept by the
  * storage's race-safe `redeem`, so a limit holds under concurrent signups.
  */

@@ -67,7 +67,7 @@ export interface DirectBasicCredentials {
 /**
  * How a signup arrived. `form`: a browser post authenticated by the `secure[...]` signature and
  * answered by a redirect. `json`: a server-to-server call authenticated by HTTP Basic (`basic`) and
- * answered with the call's JSON instead of a redirect (reference §1.1).
+ * answered with the call's JSON instead of a redirect.
  */
 export interface DirectPostOptions {
   readonly contentType: 'form' | 'json';
@@ -87,12 +87,12 @@ export interface DirectPostResult {
   readonly redirect?: URL;
   /** The HTTP status the main API would give for the same outcome (`200` on success). */
   readonly statusCode: number;
-  /** The direct `result_code` (spec §7): `2000` on success. */
+  /** The direct `result_code`: `2000` on success. */
   readonly resultCode: string;
   readonly error?: unknown;
 }
 
-/** One error of a call's result, as the service writes it (reference §1.6). */
+/** One error of a call's result, as the service writes it. */
 export interface DirectCallError {
   readonly attribute: string;
   readonly message: string;
@@ -105,7 +105,7 @@ export interface DirectCallResult {
   readonly errors: readonly DirectCallError[];
 }
 
-/** The call record as `GET /api/v2/calls/{id}` returns it (reference §1.6). */
+/** The call record as `GET /api/v2/calls/{id}` returns it. */
 export interface DirectCallJson {
   readonly id: string;
   readonly api_id: string;
@@ -482,7 +482,7 @@ export class DirectPostService {
   }
 }
 
-/** A billing manifest in the service's JSON (reference §1.6). */
+/** A billing manifest in the service's JSON. */
 function manifestJson(manifest: BillingManifest, context: WireContext): Record<string, unknown> {
   return {
     period_type: manifest.periodType,
@@ -506,7 +506,7 @@ function manifestJson(manifest: BillingManifest, context: WireContext): Record<s
 
 /**
  * A call record as `GET /api/v2/calls/{id}` answers it: `{"call":{...}}` with the top-level
- * timestamp as an integer (reference §1.6). The stored request already has card data blanked.
+ * timestamp as an integer. The stored request already has card data blanked.
  */
 export function directCallJson(call: DirectCallRecord): { call: DirectCallJson } {
   const seconds = call.timestamp === null ? null : Number(call.timestamp);
@@ -1019,7 +1019,7 @@ function componentsFromParams(
  * One component's fields as the signup command takes them: a numeric `component_id` is the id, any
  * other (`handle:pro-seats` or `pro-seats`) a handle. `price_point_id` is not read: the engine has
  * one price per component version, which is where the service falls back for a price point it does
- * not know (reference §1.6).
+ * not know.
  */
 function componentInput(fields: Readonly<Record<string, string>>): SignupComponentInput {
   const reference = (fields.component_id ?? '').trim();
@@ -1101,7 +1101,7 @@ function cardUpdateInput(params: FormParams): Parameters<SubscriptionService['up
 
 /**
  * The subscription a card update may change: the path's id, which must equal the signed
- * `subscription_id` (reference §1.1). A missing one is a validation error (the merchant's form is
+ * `subscription_id`. A missing one is a validation error (the merchant's form is
  * wrong); a different one is `unauthorized`, because the signature authorises another subscription.
  */
 function cardUpdateTarget(pathId: string, signed: FormValue | undefined): number {

@@ -97,7 +97,7 @@ export const POLLABLE_EVENT_KEYS: readonly string[] = [
 
 const POLLABLE: ReadonlySet<string> = new Set(POLLABLE_EVENT_KEYS);
 
-/** The default and largest page size of event lists (reference §8.3). */
+/** The default and largest page size of event lists. */
 const DEFAULT_PER_PAGE = 20;
 const MAX_PER_PAGE = 200;
 

@@ -30,7 +30,7 @@ import { claimUniquenessToken } from './uniqueness.js';
 
 /**
  * An amount as the wire gives it: `amount` in major units (a decimal string or number) or
- * `amountInCents` in minor units. When both are present `amountInCents` wins (reference §7.2);
+ * `amountInCents` in minor units. When both are present `amountInCents` wins;
  * `null` counts as absent so that `{amount: null}` reports "Amount: is not a number." (T3).
  */
 export interface AmountFields {
@@ -38,7 +38,7 @@ export interface AmountFields {
   readonly amountInCents?: string | number | null;
 }
 
-/** Input of {@link LedgerService.charge} (reference §7.2). */
+/** Input of {@link LedgerService.charge}. */
 export interface ChargeInput extends AmountFields {
   /** Required: the reason shown on the charge line. */
   readonly memo?: string | null;
@@ -48,29 +48,29 @@ export interface ChargeInput extends AmountFields {
   readonly accrueOnFailure?: boolean;
   /** Use existing credit (a negative balance) first and collect only the rest. */
   readonly useNegativeBalance?: boolean;
-  /** Duplicate prevention (reference §8.4): a repeat within 60 minutes is refused with 409. */
+  /** Duplicate prevention: a repeat within 60 minutes is refused with 409. */
   readonly uniquenessToken?: string | null;
 }
 
-/** Input of {@link LedgerService.adjust} (reference §7.3). */
+/** Input of {@link LedgerService.adjust}. */
 export interface AdjustmentInput extends AmountFields {
   /** Optional, at most 255 characters. */
   readonly memo?: string | null;
   /** `target` sets the balance to the amount; the default `delta` moves it by the amount. */
   readonly adjustmentMethod?: 'target' | 'delta' | null;
-  /** Duplicate prevention (reference §8.4). */
+  /** Duplicate prevention. */
   readonly uniquenessToken?: string | null;
 }
 
-/** Input of {@link LedgerService.credit} (reference §7.4) and {@link LedgerService.recordExternalPayment} (§7.5). */
+/** Input of {@link LedgerService.credit} and {@link LedgerService.recordExternalPayment} (§7.5). */
 export interface CreditInput extends AmountFields {
   /** Required for credits, optional for external payments. */
   readonly memo?: string | null;
-  /** Duplicate prevention (reference §8.4). */
+  /** Duplicate prevention. */
   readonly uniquenessToken?: string | null;
 }
 
-/** Input of {@link LedgerService.refund} (reference §7.6). */
+/** Input of {@link LedgerService.refund}. */
 export interface RefundInput extends AmountFields {
   /** The ledger id of a payment line of this subscription; required unless `external`. */
   readonly paymentId?: number | null;
@@ -78,7 +78,7 @@ export interface RefundInput extends AmountFields {
   readonly memo?: string | null;
   /** Record a refund made outside the gateway (kind `manual`); the gateway is not called. */
   readonly external?: boolean;
-  /** Duplicate prevention (reference §8.4). */
+  /** Duplicate prevention. */
   readonly uniquenessToken?: string | null;
   /** The invoice whose payment this returns (`site.invoices.refund`): its credit note is issued first. */
   readonly invoiceUid?: string;
@@ -116,7 +116,7 @@ export type ReconcileOutcome = 'succeeded' | 'failed' | 'unknown' | 'settled';
 /** States in which a subscription accepts no charges or credits (reference §7.2, §7.4). */
 const CLOSED_STATES: readonly SubscriptionState[] = ['cancelled', 'expired'];
 
-/** Maximum memo length of an adjustment (reference §7.3). */
+/** Maximum memo length of an adjustment. */
 const MAX_ADJUSTMENT_MEMO = 255;
 
 const DEFAULT_PER_PAGE = 20;
@@ -157,7 +157,7 @@ type SettledCharge = Exclude<ChargeResult, { outcome: 'unknown' }>;
  * the reconciliation of payment attempts whose outcome was never committed.
  *
  * Every command runs in one transaction; a command that calls the gateway does so between two of
- * them (DESIGN §3): an attempt row with a deterministic key is committed first, the gateway is
+ * them: an attempt row with a deterministic key is committed first, the gateway is
  * called outside any transaction, then the outcome is committed. A reconciliation row committed
  * with the attempt and cancelled with its outcome makes a crash in between recoverable.
  */
@@ -256,7 +256,7 @@ export class LedgerService {
   }
 
   /**
-   * A balance adjustment (reference §7.3): a signed amount moves the balance; with
+   * A balance adjustment: a signed amount moves the balance; with
    * `adjustmentMethod: 'target'` the balance is set to the amount and the line records the
    * difference. Target adjustments run serializable because they depend on the balance they read.
    */
@@ -319,7 +319,7 @@ export class LedgerService {
   }
 
   /**
-   * Records a payment received outside the gateway (reference §7.5): a `payment` line of kind
+   * Records a payment received outside the gateway: a `payment` line of kind
    * `manual` that lowers the balance. Such a payment can be refunded only externally.
    */
   recordExternalPayment(subdomain: string, subscriptionId: number, input: CreditInput): Promise<TransactionRecord> {
@@ -340,7 +340,7 @@ export class LedgerService {
   }
 
   /**
-   * A refund of a payment of this subscription (reference §7.6). The refund line is type
+   * A refund of a payment of this subscription. The refund line is type
    * `refund` with a positive amount and leaves the balance unchanged; the payment's refunded
    * amount grows. Without an amount the payment's whole remaining refundable amount is refunded.
    *
@@ -440,7 +440,7 @@ export class LedgerService {
   }
 
   /**
-   * Lists ledger lines of the site, or of one subscription (reference §7.1). Id bounds and dates
+   * Lists ledger lines of the site, or of one subscription. Id bounds and dates
    * are inclusive; dates are local days in the site's zone. An id filter forces id order and a date
    * filter created_at order (an id filter wins when both are given). Default order: id, newest first.
    */

@@ -18,7 +18,7 @@ import {
   type SubscriptionView,
 } from './subscription-service.js';
 
-/** How a cancellation was asked for (reference §4.2). */
+/** How a cancellation was asked for. */
 export type CancellationMethod = 'merchant_ui' | 'merchant_api' | 'dunning' | 'billing_portal' | 'unknown' | 'imported';
 
 /** Input of {@link LifecycleService.cancel}. */

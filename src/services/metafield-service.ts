@@ -15,7 +15,7 @@ export type MetafieldResourceInput = MetafieldResource | 'customers' | 'subscrip
 /** A scope flag as the wire sends it: `"1"`/`"0"`, 1/0 or a boolean. */
 export type ScopeFlagInput = boolean | '0' | '1' | 0 | 1;
 
-/** Where a field shows (spec §2); omitted flags are off, omitted `hosted` is no hosted page. */
+/** Where a field shows; omitted flags are off, omitted `hosted` is no hosted page. */
 export interface MetafieldScopeInput {
   /** Hosted pages it shows on; `all` means every public page. */
   readonly hosted?: readonly (string | number)[];

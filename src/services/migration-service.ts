@@ -41,7 +41,7 @@ import {
   type SubscriptionView,
 } from './subscription-service.js';
 
-/** Input of a prorated migration (reference §5.1). */
+/** Input of a prorated migration. */
 export interface MigrationInput {
   readonly productHandle?: string;
   readonly productId?: number;
@@ -106,8 +106,7 @@ const MIGRATABLE = ['active', 'trialing', 'trial_ended'] as const;
  * second change in one period never credits the same time twice, a coupon's discount lowers the
  * credit, and component charges are credited with the product's; the new product is then charged
  * with its components and coupons, for the rest of the period (`preservePeriod`) or for a new
- * full period. The credit is at least one minor unit when anything was paid for the period
- * (reference §5.2).
+ * full period. The credit is at least one minor unit when anything was paid for the period.
  */
 export class MigrationService {
   readonly #deps: SubscriptionDeps;

@@ -11,7 +11,7 @@ export interface NoteInput {
   readonly body?: string | null;
   /** Shown prominently on the subscription; default false. */
   readonly sticky?: boolean | null;
-  /** Duplicate prevention (reference §8.4). */
+  /** Duplicate prevention. */
   readonly uniquenessToken?: string | null;
 }
 

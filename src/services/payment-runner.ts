@@ -8,7 +8,7 @@ export interface PendingAttemptFields {
   readonly siteId: number;
   readonly subscriptionId: number | null;
   readonly customerId: number | null;
-  /** Deterministic: the same key never charges twice (DESIGN §3). */
+  /** Deterministic: the same key never charges twice. */
   readonly idempotencyKey: string;
   readonly amountInCents: number;
   readonly currency: string;

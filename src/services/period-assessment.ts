@@ -68,7 +68,7 @@ export async function assessNextPeriod(
 /**
  * The coupons that discount a subscription's next renewal: recurring ones within their
  * `durationPeriodCount` (signup counts as the first period when it was discounted), and any coupon
- * a free trial deferred to the first amount due. Archived coupons keep applying (reference §6).
+ * a free trial deferred to the first amount due. Archived coupons keep applying.
  */
 export async function renewalCoupons(
   tx: StorageTransaction,

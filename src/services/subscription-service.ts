@@ -120,7 +120,7 @@ export interface CreateSubscriptionInput {
   readonly nextBillingAt?: Date | string;
   /**
    * Calendar billing: renew at 12:00 local on this day (1-28, or `end` for the month's last day).
-   * Monthly products without trial or expiration only; the first period is prorated (reference §9.3).
+   * Monthly products without trial or expiration only; the first period is prorated.
    */
   readonly snapDay?: number | 'end';
   /** A coupon to add at signup; the discount is planned first and the coupon redeemed atomically. */
@@ -158,7 +158,7 @@ interface SignupPlan {
   readonly periodStart: Date;
   readonly periodEnd: Date;
   readonly trialEndsAt: Date | null;
-  /** From creation, ignoring any trial (reference §9.4). */
+  /** From creation, ignoring any trial. */
   readonly expiresAt: Date | null;
   readonly snapDay: SnapDay | undefined;
   /** The subscription whose referral code this signup used. */
@@ -509,7 +509,7 @@ export class SubscriptionService {
     });
   }
 
-  /** One page of subscriptions matching the query (reference §8.3). */
+  /** One page of subscriptions matching the query. */
   async list(subdomain: string, query: SubscriptionListQuery = {}): Promise<SubscriptionView[]> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
@@ -686,7 +686,7 @@ export class SubscriptionService {
     const stacking = stackingErrors([], coupons);
     if (stacking.length > 0) throw validationError(stacking.map((message) => ({ message, attribute: 'coupon_codes' })));
     const chargedNow = charges.reduce((sum, c) => sum + c.amountInCents, 0);
-    // A free trial defers the coupon to the first amount due (reference §6).
+    // A free trial defers the coupon to the first amount due.
     const discounts = chargedNow > 0 ? couponDiscounts(charges, coupons) : [];
     const totalInCents = chargedNow + discounts.reduce((sum, d) => sum + d.amountInCents, 0);
     if (totalInCents > 0 && !hasCard)
@@ -906,7 +906,7 @@ export async function loadView(tx: StorageTransaction, siteId: number, id: numbe
   };
 }
 
-/** Query of a subscription list, as the API takes it (reference §8.3). */
+/** Query of a subscription list, as the API takes it. */
 export interface SubscriptionListQuery {
   /** One state or several; `canceled` is accepted for `cancelled`. */
   readonly state?: string | readonly string[];

@@ -8,7 +8,7 @@ export const UNIQUENESS_TOKEN_TTL_MS = 60 * 60_000;
 export const UNIQUENESS_SCOPE = 'uniqueness_token';
 
 /**
- * Claims a client's `uniqueness_token` inside the command's own transaction (reference §8.4). The
+ * Claims a client's `uniqueness_token` inside the command's own transaction. The
  * claim commits with the command or rolls back with it, so a command rejected for its input frees
  * the token for a corrected retry, while of N concurrent commands carrying one token exactly one
  * runs (the port's claim is race-safe). One scope serves every command kind, because the service

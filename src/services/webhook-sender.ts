@@ -234,7 +234,7 @@ async function drainResponse(response: Response, limit: number, signal: AbortSig
 }
 
 /**
- * POSTs one webhook and reports whether it was accepted. Only an HTTP 200 counts (reference §3.1);
+ * POSTs one webhook and reports whether it was accepted. Only an HTTP 200 counts;
  * a redirect is not followed and counts as a failure, because following it would send the signed
  * body somewhere the merchant never registered.
  *

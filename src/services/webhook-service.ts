@@ -89,7 +89,7 @@ export interface WebhookEndpointInput {
   readonly webhookSubscriptions: readonly string[];
 }
 
-/** Query of {@link WebhookService.list} (reference §3.3). Dates are local days in the site's zone, inclusive. */
+/** Query of {@link WebhookService.list}. Dates are local days in the site's zone, inclusive. */
 export interface WebhookListQuery {
   readonly status?: WebhookStatus;
   /** `YYYY-MM-DD`. */
@@ -224,7 +224,7 @@ function positive(value: number | undefined, fallback: number, label: string): n
 }
 
 /**
- * Webhooks (spec §6, reference §3): endpoints per site, one webhook per subscribed endpoint for
+ * Webhooks: endpoints per site, one webhook per subscribed endpoint for
  * every event (created in the transaction of the change that caused it, through the command
  * runner's `onEvents` hook, so a rolled-back change leaves none), and a delivery worker over due
  * work. Each webhook's body is built once, with its id, and sent byte for byte on every retry and
@@ -333,7 +333,7 @@ export class WebhookService {
   // ---------------------------------------------------------------------------------------------
   // Endpoints.
 
-  /** The URL rules for this site (spec §6). */
+  /** The URL rules for this site. */
   #checkUrl(site: SiteRecord, url: unknown): string {
     return checkWebhookUrl(url, { mode: site.mode, allowLocalReceivers: this.#allowLocal });
   }
@@ -366,7 +366,7 @@ export class WebhookService {
 
   /**
    * Changes an endpoint's URL and/or events. A new URL is checked like a new endpoint's and resets
-   * the failure count, re-enabling a paused or disabled endpoint (reference §3.3).
+   * the failure count, re-enabling a paused or disabled endpoint.
    */
   updateEndpoint(subdomain: string, id: number, input: Partial<WebhookEndpointInput>): Promise<WebhookEndpointRecord> {
     return runCommand(this.#deps, async (ctx) => {
@@ -447,7 +447,7 @@ export class WebhookService {
   }
 
   /**
-   * Queues chosen webhooks to be sent again, unchanged: same id, same body (reference §3.3). Each
+   * Queues chosen webhooks to be sent again, unchanged: same id, same body. Each
    * starts a fresh retry cycle; one already queued or in flight is left as it is. `not_found` when
    * any id is not a webhook of the site (then nothing is queued).
    */
@@ -809,7 +809,7 @@ function sentFields(webhook: WebhookRecord, at: Date, sentUrl: string | null) {
 }
 
 /**
- * A success: the endpoint's failure count goes back to 0 and it is enabled again (reference §3.3).
+ * A success: the endpoint's failure count goes back to 0 and it is enabled again.
  * Returns true when this ended an outage (the endpoint had failures or was not enabled).
  */
 async function resetEndpoint(tx: StorageTransaction, siteId: number, endpointId: number, at: Date): Promise<boolean> {

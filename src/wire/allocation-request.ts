@@ -131,7 +131,7 @@ export interface AllocationListOptions {
 
 /**
  * Reads the `{"allocations":[{component_id, quantity, ...}], ...}` body of a bulk allocation or a
- * preview (reference §10.2). The top-level `proration_upgrade_scheme`, `proration_downgrade_scheme`,
+ * preview. The top-level `proration_upgrade_scheme`, `proration_downgrade_scheme`,
  * `accrue_charge`, `upgrade_charge`, `downgrade_credit`, `payment_collection_method` and
  * `initiate_dunning` apply to every entry that does not set its own. An entry without a usable
  * `component_id` is a plain 422 ("Component: cannot be blank.", as the engine words it); every other

@@ -1,7 +1,7 @@
 import type { BillingError } from '../errors.js';
 
 /**
- * An error body in one of the shapes the service uses (reference §8.2): a list of messages (the
+ * An error body in one of the shapes the service uses: a list of messages (the
  * common case), a bare string, a singular `error` key, a map of attribute to messages, or a list of
  * objects (allocation errors).
  */

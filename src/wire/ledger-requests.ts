@@ -27,7 +27,7 @@ function memoOf(memo: string | null | undefined): { memo?: string | null } {
 }
 
 /**
- * The fields of `{"charge":{...}}` (reference §7.2): `amount` or `amount_in_cents` (the latter wins),
+ * The fields of `{"charge":{...}}`: `amount` or `amount_in_cents` (the latter wins),
  * `memo`, `delay_capture`, `accrue_on_failure`, `use_negative_balance`. `taxable: true` and a
  * collection method other than `automatic` are refused, since the engine would charge without
  * the tax or the invoice the client asked for. `accrue_charge` (an allocation flag the old client
@@ -74,7 +74,7 @@ export const chargeFields = z
 export const chargeRequest = defineWireRequest('charge', chargeFields);
 
 /**
- * The fields of `{"adjustment":{...}}` (reference §7.3): a signed `amount` or `amount_in_cents`,
+ * The fields of `{"adjustment":{...}}`: a signed `amount` or `amount_in_cents`,
  * `memo`, and `adjustment_method` (`target` sets the balance to the amount). A reporting period
  * (`period_range_start`/`_end`) is refused because the engine cannot record one.
  */
@@ -113,14 +113,14 @@ export const creditFields = z
   .object(amountShape, { error: 'must be an object.' })
   .transform((c): CreditInput => ({ ...amountsOf(c), ...memoOf(c.memo) }));
 
-/** `POST /subscriptions/{id}/credits.json`: body `{"credit":{amount|amount_in_cents, memo}}` (reference §7.4). */
+/** `POST /subscriptions/{id}/credits.json`: body `{"credit":{amount|amount_in_cents, memo}}`. */
 export const creditRequest = defineWireRequest('credit', creditFields);
 
-/** `POST /subscriptions/{id}/payments.json`: body `{"payment":{amount|amount_in_cents, memo}}` (reference §7.5). */
+/** `POST /subscriptions/{id}/payments.json`: body `{"payment":{amount|amount_in_cents, memo}}`. */
 export const paymentRequest = defineWireRequest('payment', creditFields);
 
 /**
- * The fields of `{"refund":{...}}` (reference §7.6): `payment_id`, `amount` or `amount_in_cents`,
+ * The fields of `{"refund":{...}}`: `payment_id`, `amount` or `amount_in_cents`,
  * `memo`, and `external` (also accepted at the top level, see {@link readRefundRequest}).
  */
 export const refundFields = z
@@ -158,7 +158,7 @@ export function readRefundRequest(fields: RefundInput, body: unknown): RefundInp
 
 /**
  * The attribute an external payment's error map files a message under. The service names the
- * stored column (`amount_in_cents`) whichever amount field was sent (reference §7.5).
+ * stored column (`amount_in_cents`) whichever amount field was sent.
  */
 function paymentErrorKey(attribute: string | undefined): string {
   const key = (attribute ?? 'base').replace(/^payment\./, '');

@@ -12,9 +12,9 @@ export function parseQueryString(search: string): Record<string, unknown> {
   return qs.parse(search, { ignoreQueryPrefix: true, depth: 3, parameterLimit: 200, arrayLimit: 100 });
 }
 
-/** The default page size of lists (reference §8.3). */
+/** The default page size of lists. */
 export const DEFAULT_PER_PAGE = 20;
-/** The largest page size; larger requests are clamped to it, not rejected (reference §8.3). */
+/** The largest page size; larger requests are clamped to it, not rejected. */
 export const MAX_PER_PAGE = 200;
 
 // Paging values are read leniently: the service clamps rather than rejects, so a bad value means the default.
@@ -42,7 +42,7 @@ export const pageQuery = z
   })
   .transform((q): ListPage => ({ page: q.page, perPage: q.per_page }));
 
-/** Query of a transaction list (reference §7.1): paging, sort direction and `kinds[]`. */
+/** Query of a transaction list: paging, sort direction and `kinds[]`. */
 export interface TransactionListQuery extends ListPage {
   /** `desc` (newest first, the service's list order) unless `direction=asc`. */
   readonly direction: 'asc' | 'desc';
@@ -96,7 +96,7 @@ export function pageQueryWithDefault(defaultPerPage: number) {
     .transform((q): ListPage => ({ page: q.page, perPage: q.per_page }));
 }
 
-/** `GET /coupons.json` paging: 30 a page by default, at most 200 (reference §6). */
+/** `GET /coupons.json` paging: 30 a page by default, at most 200. */
 export const couponListQuery = pageQueryWithDefault(30);
 
 function queryText(v: unknown): string | undefined {
@@ -104,7 +104,7 @@ function queryText(v: unknown): string | undefined {
 }
 
 /**
- * Reads a ledger transaction list query (reference §7.1) from a parsed query string into the
+ * Reads a ledger transaction list query from a parsed query string into the
  * engine's {@link TransactionListInput}: `kinds[]` (transaction types: `charge`, `payment`, ...),
  * `since_id`, `max_id`, `since_date`, `until_date`, `order_by`, `direction`, `page`, `per_page`.
  * Paging is lenient as on every list; the filters are passed on as text for the engine to check

@@ -10,7 +10,7 @@ import { isGiven } from './subscription-request.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireText } from './wire-scalars.js';
 
-// Scope flags come as "1"/"0" (spec §2), 1/0 or booleans; all mean the same on/off.
+// Scope flags come as "1"/"0", 1/0 or booleans; all mean the same on/off.
 const scopeFlag = wireBoolean.transform((on): ScopeFlagInput => on);
 
 const scopeFields = z

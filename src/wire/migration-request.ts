@@ -65,7 +65,7 @@ export interface MigrationPreviewJson {
   readonly credit_applied_in_cents: number;
 }
 
-/** `{"migration":{...}}`, the body of `POST /subscriptions/{id}/migrations/preview.json` (reference §5.1). */
+/** `{"migration":{...}}`, the body of `POST /subscriptions/{id}/migrations/preview.json`. */
 export function serializeMigrationPreview(preview: MigrationPreview): { migration: MigrationPreviewJson } {
   return {
     migration: {

@@ -18,7 +18,7 @@ import type { SubscriptionView } from '../services/subscription-service.js';
 import { wirePrice } from './serialize-component.js';
 import type { WireContext } from './wire-context.js';
 
-// The classic scheme names (reference §10.2) of the modern settings an allocation records; the
+// The classic scheme names of the modern settings an allocation records; the
 // inverse of the engine's `upgradeScheme` / `downgradeScheme`.
 const UPGRADE_SCHEME: Readonly<Record<string, string>> = {
   'prorated:false': 'prorate-attempt-capture',

@@ -2,8 +2,8 @@ import type { PaymentProfileRecord } from '../ports/storage.js';
 
 /**
  * A stored card as the service writes it (`credit_card` of a subscription). `payment_type` is
- * always present because the official SDK rejects a `credit_card` object without it
- * (real-clients §4); the number is only ever the masked form ending in the last four digits.
+ * always present because the official SDK rejects a `credit_card` object without it;
+ * the number is only ever the masked form ending in the last four digits.
  */
 export interface CreditCardJson {
   readonly id: number;

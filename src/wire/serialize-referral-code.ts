@@ -1,6 +1,6 @@
 import type { ReferralRecord } from '../services/referral-service.js';
 
-/** A referral code as the validate endpoint writes it (real-clients §4): ids as integers. */
+/** A referral code as the validate endpoint writes it: ids as integers. */
 export interface ReferralCodeJson {
   readonly id: number;
   readonly site_id: number;

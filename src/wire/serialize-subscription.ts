@@ -15,7 +15,7 @@ import { type WireContext, wireState, wireTimestamp } from './wire-context.js';
 export interface SubscriptionJson {
   readonly id: number;
   readonly state: string;
-  /** Equals `state` in API reads; it differs only in webhooks (reference §4.2). */
+  /** Equals `state` in API reads; it differs only in webhooks. */
   readonly previous_state: string;
   readonly balance_in_cents: number;
   readonly product_price_in_cents: number;
@@ -39,7 +39,7 @@ export interface SubscriptionJson {
   readonly payment_collection_method: 'automatic';
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
-  /** The product a delayed product change moves to at the next renewal, or null (reference §5.1). */
+  /** The product a delayed product change moves to at the next renewal, or null. */
   readonly next_product_id: number | null;
   readonly referral_code: string | null;
   /** The referral code under the spec's name (spec §2 `ref`); present only when the subscription has one. */

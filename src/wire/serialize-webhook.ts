@@ -3,7 +3,7 @@ import type { WebhookEndpointRecord, WebhookEndpointStatus, WebhookStatus } from
 import type { WebhookView } from '../services/webhook-service.js';
 import type { WireContext } from './wire-context.js';
 
-/** A webhook endpoint as the service writes it (reference §3.3): the URL, the event keys and its health. */
+/** A webhook endpoint as the service writes it: the URL, the event keys and its health. */
 export interface EndpointJson {
   readonly id: number;
   readonly url: string;
@@ -34,7 +34,7 @@ export function serializeEndpoint(endpoint: WebhookEndpointRecord): { endpoint: 
 }
 
 /**
- * A webhook as the service lists it (reference §3.3): the exact form body that is sent, both of
+ * A webhook as the service lists it: the exact form body that is sent, both of
  * its signatures, and its delivery record, whose times and error are null until there is one.
  */
 export interface WebhookJson {

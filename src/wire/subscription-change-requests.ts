@@ -8,7 +8,7 @@ import { defineWireRequest, isPlainObject } from './wire-request.js';
 import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
 
 /**
- * A product change asked for through a subscription update (reference §5.1): a product now or at
+ * A product change asked for through a subscription update: a product now or at
  * the next renewal (`delayed`), or the cancellation of a pending delayed change.
  */
 export type SubscriptionProductChange = ProductChangeInput | { readonly delayed: true; readonly productId: null };
@@ -30,7 +30,7 @@ const UNSUPPORTED_UPDATE_FIELDS = [
   'snap_day',
 ] as const;
 
-// `next_product_id`: "" cancels a pending delayed change (reference §5.1); an id schedules one;
+// `next_product_id`: "" cancels a pending delayed change; an id schedules one;
 // null, like a missing key, asks for nothing.
 const nextProductId = z.unknown().transform((v, ctx): number | 'cancel' | undefined => {
   if (v === undefined || v === null) return undefined;
@@ -42,7 +42,7 @@ const nextProductId = z.unknown().transform((v, ctx): number | 'cancel' | undefi
 });
 
 /**
- * The fields of `{"subscription":{...}}` on update (spec §4): `credit_card_attributes` replaces the
+ * The fields of `{"subscription":{...}}` on update: `credit_card_attributes` replaces the
  * card, `next_billing_at` changes the billing date, and `product_handle` or `product_id` changes the
  * product without proration, now or (with `product_change_delayed`) at the next renewal;
  * `next_product_id: ""` cancels a delayed change. Unknown keys are ignored.

@@ -13,7 +13,7 @@ function pageNumber(v: unknown): number | undefined {
 }
 
 /**
- * Reads a subscription list query (reference §8.3) from a parsed query string into a
+ * Reads a subscription list query from a parsed query string into a
  * {@link SubscriptionListQuery}: `page`, `per_page`, `state` (one, a comma list, or `state[]=`),
  * `product` (numeric id), `date_field`, `start_date`/`end_date`, `start_datetime`/`end_datetime`,
  * `metadata[name]=value`, `sort` and `direction`. Paging is lenient (the engine clamps); values the

@@ -149,5 +149,5 @@ export const createSubscriptionFields = z
     };
   });
 
-/** `POST /subscriptions.json`: body `{"subscription":{...}}` (spec §4). */
+/** `POST /subscriptions.json`: body `{"subscription":{...}}`. */
 export const createSubscriptionRequest = defineWireRequest('subscription', createSubscriptionFields);

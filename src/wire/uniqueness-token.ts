@@ -7,7 +7,7 @@ import { wireText } from './wire-scalars.js';
 const tokenParams = z.object({ uniqueness_token: wireText.nullish() }, { error: 'must be an object.' });
 
 /**
- * The top-level `uniqueness_token` of a POST or PUT body (reference §8.4), beside the wrapper, as
+ * The top-level `uniqueness_token` of a POST or PUT body, beside the wrapper, as
  * the engine's `uniquenessToken`: `{}` when there is none (missing, null or blank), so that it can
  * be spread into a command's input. A token that is neither a string nor a number is a 422.
  */

@@ -8,7 +8,7 @@ import { wireId, wireText } from './wire-scalars.js';
 const subscriptionsList = z.array(wireText, { error: 'must be a list of event names.' });
 
 /**
- * The fields of `{"endpoint":{url, webhook_subscriptions}}` on create (reference §3.3, spec §6).
+ * The fields of `{"endpoint":{url, webhook_subscriptions}}` on create.
  * A missing field is handed on blank so that the engine reports it with its own message ("Url:
  * cannot be blank.", "Webhook subscriptions: cannot be blank."), as it checks the URL rules and
  * event names.
@@ -64,7 +64,7 @@ function queryInteger(value: unknown): number | undefined {
 
 /**
  * Reads `GET /webhooks.json?status&since_date&until_date&page&per_page&order&subscription`
- * (reference §3.3) into a {@link WebhookListQuery}; the engine checks the status and dates with its
+ * into a {@link WebhookListQuery}; the engine checks the status and dates with its
  * messages. The engine lists newest first only and cannot filter by subscription, so
  * `order=oldest_first` and `subscription` are refused (422) rather than answered with a list that
  * is not what was asked.

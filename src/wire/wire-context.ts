@@ -2,7 +2,7 @@ import { formatInstant } from '../domain/time/index.js';
 import type { SubscriptionState } from '../ports/storage.js';
 
 /**
- * Which spelling the serializers use where the spec and the hosted service differ (DESIGN §3):
+ * Which spelling the serializers use where the spec and the hosted service differ:
  * `spec` writes the spec's canonical spellings (`cancelled`); `chargify` writes the hosted
  * service's (`canceled`) so that existing clients with strict enums keep working.
  */

@@ -260,7 +260,7 @@ export const webhookSchema = z
   })
   .meta({ id: 'Webhook' });
 
-/** The error bodies of the service (reference §8.2); most errors are the first shape. */
+/** The error bodies of the service; most errors are the first shape. */
 export const errorBodySchema = z
   .union([
     z.object({ errors: z.array(z.string()).readonly() }),

@@ -56,7 +56,7 @@ function collected(effect: AllocationEffect): boolean {
 }
 
 /**
- * Component allocations and metered usage of a subscription (reference §10): one allocation, bulk
+ * Component allocations and metered usage of a subscription: one allocation, bulk
  * allocations, their preview and history, usage records, and the subscription's components. A 422
  * about an allocation's values has the service's allocation object shape, naming the component
  * (reference T14); one about the subscription as a whole (not live) is a plain message list. The

@@ -3,7 +3,7 @@ import { directCallJson } from 'billing-engine/chargify';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, JSON_SEGMENT, sendJson, stripJsonSuffix } from '../http-context.js';
 
-// Call ids are 40 hex digits (reference §1.6); anything else cannot name a call.
+// Call ids are 40 hex digits; anything else cannot name a call.
 const CALL_ID = /^[0-9a-f]{40}$/i;
 
 /**

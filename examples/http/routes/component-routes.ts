@@ -36,7 +36,7 @@ async function componentInFamily(c: HttpContext): Promise<ComponentView> {
 }
 
 /**
- * Components (reference §10): create one of the three kinds in a family (the body wrapped in the
+ * Components: create one of the three kinds in a family (the body wrapped in the
  * kind's key), list a family's components, read, update (a pricing change makes a new version) and
  * archive. Prices are decimal strings in every answer.
  */

@@ -44,7 +44,7 @@ async function couponBody(c: HttpContext, coupon: CouponRecord) {
 }
 
 /**
- * Coupons (reference §6): create (in a family by path or by `product_family_id`), list, read,
+ * Coupons: create (in a family by path or by `product_family_id`), list, read,
  * update, archive, find by code and validate a code. Find and validate answer a miss with the
  * service's 404 `{"errors":"Coupon code could not be found."}`, whose `errors` is a string.
  */

@@ -73,7 +73,7 @@ export const DEFAULT_DIRECT_ADDRESS_RATE_LIMIT: TokenBucketOptions = { capacity:
  */
 export const DEFAULT_DIRECT_API_ID_RATE_LIMIT: TokenBucketOptions = { capacity: 1000, refillPerSecond: 50 };
 
-// The service's throttling message (reference §8.2), as the main API words it.
+// The service's throttling message, as the main API words it.
 const RATE_LIMITED_MESSAGE =
   'Your request was denied due to a usage violation. Retry after the time in the Retry-After header.';
 
@@ -149,7 +149,7 @@ export function registerDirectRoutes(
   app.post('/api/v2/signups.json', perAddress, limit, signup);
 
   app.post('/api/v2/subscriptions/:id/card_update', perAddress, limit, async (c) => {
-    // The card update is an HTML form interface only (reference §1.1).
+    // The card update is an HTML form interface only.
     if (bodyType(c) !== 'form') throw unsupportedType();
     const form = parseDirectForm(await c.req.text());
     const wait = limits?.apiId(secureApiId(form.params));

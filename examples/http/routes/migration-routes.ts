@@ -9,7 +9,7 @@ import {
 import { subscriptionBody } from './subscription-routes.js';
 
 /**
- * Prorated product migrations (reference §5.1): the migration itself, which answers with the
+ * Prorated product migrations: the migration itself, which answers with the
  * subscription, and its preview, which answers `{"migration":{...}}` with integer cents and changes
  * nothing. Without a body both ask for no product, which the engine answers with its
  * "Product must be specified" (reference T10).

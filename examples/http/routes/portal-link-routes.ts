@@ -31,7 +31,7 @@ export const PORTAL_ORIGIN_MISSING_MESSAGE =
  * `GET /portal/customers/{customer_id}/management_link.json` (main API, API key required): a
  * signed, expiring billing portal link for one of the site's customers, as
  * `{"url": ".../portal/{customer_id}/{expires}/{signature}", "expires_at": "..."}`. The service
- * hands out its management URL the same way, because it cannot be derived (reference §2); here
+ * hands out its management URL the same way, because it cannot be derived; here
  * the signature is an HMAC-SHA256 with the site's shared key (`createPortalLink`), checked by the
  * portal page. The URL's origin is the configured one for the site (`baseUrl`, or the site under
  * `baseDomain`), never the request's `Host`: a client could name any host there and be handed a

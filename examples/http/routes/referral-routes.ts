@@ -4,7 +4,7 @@ import { serializeReferralCode } from '../wire-bridge.js';
 import { queryOf } from './route-params.js';
 
 /**
- * Referral codes (spec §4): `GET /referral_codes/validate.json?code=` answers 200 with the code's
+ * Referral codes: `GET /referral_codes/validate.json?code=` answers 200 with the code's
  * subscription, or 404 `{"errors":"Invalid referral code."}` (a string, as the service writes it).
  */
 export function registerReferralRoutes(app: Hono<HttpAppEnv>): void {

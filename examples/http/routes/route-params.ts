@@ -9,7 +9,7 @@ export function queryOf(c: HttpContext): Record<string, unknown> {
 
 /**
  * A product family named in the path: a numeric id, or `handle:<handle>` as the service's paths
- * allow (reference §6). Anything else cannot name a family, so it is a 404, not a 422.
+ * allow. Anything else cannot name a family, so it is a 404, not a 422.
  */
 export function familyParam(c: HttpContext, name: string): number | string {
   const raw = stripJsonSuffix(c.req.param(name) ?? '');

@@ -15,7 +15,7 @@ import {
 import { queryOf } from './route-params.js';
 
 /**
- * Webhook endpoints and webhooks (reference §3.3, spec §6): endpoints with the events they receive
+ * Webhook endpoints and webhooks: endpoints with the events they receive
  * (the URL rules are the engine's, a violation is a 422 with its message), the site's webhook list,
  * replays, and a test message to one endpoint. None of these engine commands can honour a
  * `uniqueness_token`, so one is refused rather than silently not checked.

@@ -1,5 +1,5 @@
 /**
- * Component pricing (reference §10.1): the four schemes, the bracket rules and the price of a
+ * Component pricing: the four schemes, the bracket rules and the price of a
  * quantity. Unit prices are exact decimals in major units with at most four places; a price is
  * computed exactly in decimal and rounded to the currency's minor unit once, at the end.
  */

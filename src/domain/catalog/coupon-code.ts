@@ -1,5 +1,5 @@
 /**
- * Coupon codes (reference §6): stored upper case, made of letters, digits, `_` and the characters
+ * Coupon codes: stored upper case, made of letters, digits, `_` and the characters
  * `% @ + - .` the modern service added so that e-mail addresses can be codes. Lookups normalise the
  * same way, so `save10` finds `SAVE10`.
  */

@@ -1,5 +1,5 @@
 /**
- * The discount coupons give an assessment (reference §6): it applies to the total of all the
+ * The discount coupons give an assessment: it applies to the total of all the
  * assessment's charges (base price, setup fee, components), not only the base price, and is split
  * back over the line items so that the parts sum exactly to the discount.
  */

@@ -1,5 +1,5 @@
 /**
- * The money of one allocation change of a quantity-based or on/off component (reference §10.2):
+ * The money of one allocation change of a quantity-based or on/off component:
  * whether it is an upgrade or a downgrade, and what is charged or credited for the rest of the
  * current period. Pure: the caller passes the costs and the instants.
  */

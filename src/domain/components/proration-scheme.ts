@@ -1,5 +1,5 @@
 /**
- * The classic allocation proration schemes (reference §10.2) mapped onto the modern fields:
+ * The classic allocation proration schemes mapped onto the modern fields:
  * `proration_upgrade_scheme` gives `upgrade_charge` plus `accrue_charge`, and
  * `proration_downgrade_scheme` gives `downgrade_credit`.
  */

@@ -1,6 +1,6 @@
 /**
  * Money: amounts are safe integers in the currency's minor unit, decimals go through a private
- * decimal.js clone, and every rounding happens at a named place with a named mode (DESIGN §3).
+ * decimal.js clone, and every rounding happens at a named place with a named mode.
  */
 export { allocate, allocateEvenly } from './allocate.js';
 export { applyPercentage } from './apply-percentage.js';

@@ -20,7 +20,7 @@ export const ROUNDING_MODES: readonly RoundingMode[] = [
   'floor',
 ];
 
-/** The mode used wherever a rule does not name another: half-up to the minor unit (DESIGN §3). */
+/** The mode used wherever a rule does not name another: half-up to the minor unit. */
 export const DEFAULT_ROUNDING_MODE: RoundingMode = 'half_up';
 
 const DECIMAL_ROUNDING: Readonly<Record<RoundingMode, Decimal.Rounding>> = {

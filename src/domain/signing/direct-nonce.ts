@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { invalid } from '../../errors.js';
 import { drawBytes, type RandomSource } from './random-source.js';
 
-/** The longest nonce the direct-post interface accepts, in characters (spec §4). */
+/** The longest nonce the direct-post interface accepts, in characters. */
 export const DIRECT_NONCE_MAX_LENGTH = 40;
 
 /**

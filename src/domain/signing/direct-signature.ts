@@ -17,7 +17,7 @@ export interface DirectRequestSignatureParams {
 /**
  * The signed parts of a direct-post response (the redirect's query parameters). For verification
  * `apiId` must be the verifier's own API id, not the one echoed in the query string, so that a
- * response signed for a different API user fails (reference §1.5).
+ * response signed for a different API user fails.
  */
 export interface DirectResponseSignatureParams {
   readonly apiId: string;
@@ -42,7 +42,7 @@ function part(value: string | number | undefined): string {
 /**
  * The direct-post request signature: lowercase hex HMAC-SHA1 keyed with `api_secret` over the plain
  * concatenation `api_id + timestamp + nonce + data`, with no separators and absent parts as empty
- * strings (spec §5, reference §1.3).
+ * strings.
  */
 export function directRequestSignature(params: DirectRequestSignatureParams, apiSecret: string): string {
   return hmacSha1Hex(apiSecret, params.apiId + part(params.timestamp) + part(params.nonce) + part(params.data));
@@ -50,7 +50,7 @@ export function directRequestSignature(params: DirectRequestSignatureParams, api
 
 /**
  * True when `signature` is the request signature of `params`. Upper- and lowercase hex are both
- * accepted (spec §5 rule 3); the comparison is constant time; anything that is not a 40-digit hex
+ * accepted; the comparison is constant time; anything that is not a 40-digit hex
  * string (missing, an array from a repeated form field, wrong length) is `false`, never an exception,
  * because this runs on untrusted form input.
  */
@@ -68,7 +68,7 @@ export function verifyDirectRequestSignature(
 
 /**
  * The direct-post response signature put on the redirect: lowercase hex HMAC-SHA1 keyed with
- * `api_secret` over `api_id + timestamp + nonce + status_code + result_code + call_id` (spec §5 rule 4).
+ * `api_secret` over `api_id + timestamp + nonce + status_code + result_code + call_id`.
  */
 export function directResponseSignature(params: DirectResponseSignatureParams, apiSecret: string): string {
   return hmacSha1Hex(

@@ -6,7 +6,7 @@ export const HOSTED_PAGE_TOKEN_LENGTH = 10;
 
 /**
  * The token in a hosted page URL such as `/update_payment/{id}/{token}`: the first 10 lowercase hex
- * characters of the plain SHA-1 (not an HMAC) of `${shortname}--${id}--${sharedKey}` (reference §2).
+ * characters of the plain SHA-1 (not an HMAC) of `${shortname}--${id}--${sharedKey}`.
  * The weak construction is the service's, kept for URL compatibility with existing merchants.
  */
 export function hostedPageToken(shortname: string, id: number | string, sharedKey: string): string {

@@ -24,7 +24,7 @@ function deepMerge(base: FormParams, override: FormParams, skipKey?: string): Fo
  * rule 3; `signup[product][handle]` from secure data beats the form field). Objects merge key by key;
  * any other value, lists included, is replaced whole so a form field cannot append to a signed list.
  * A top-level `redirect_uri` in the normal params is dropped because the service reads it only from
- * secure data (spec §4 rule 4); otherwise anyone could redirect a signed post anywhere. Inputs are
+ * secure data; otherwise anyone could redirect a signed post anywhere. Inputs are
  * not modified.
  */
 export function mergeSecureParams(normal: FormParams, secure: FormParams): FormParams {

@@ -9,7 +9,7 @@ const WEBHOOK_STYLE: NestedQueryStyle = { encode: encodeRfc3986Component, arrays
  * `fields`), then everything else, normally `payload`, in bracket notation with indexed lists
  * (`payload[statement][events][0][id]=1`). Values and key segments are escaped like
  * `encodeURIComponent` plus `!'()*`, so a space is `%20` and `:` is `%3A`; brackets stay literal;
- * nil is `key=`; booleans are `true`/`false` (reference §3.1). Sign the returned string as is.
+ * nil is `key=`; booleans are `true`/`false`. Sign the returned string as is.
  */
 export function encodeWebhookBody(fields: FormInput): string {
   return buildNestedQuery(fields, WEBHOOK_STYLE, ['id', 'event']);

@@ -9,7 +9,7 @@ export type WebhookSignatureAlgorithm = 'hmac-sha256' | 'md5';
 
 /**
  * The current webhook signature: lowercase hex HMAC-SHA256 of the raw body keyed with the site's
- * shared key (spec §6). Pass the exact bytes sent or received; any re-encoding breaks it.
+ * shared key. Pass the exact bytes sent or received; any re-encoding breaks it.
  */
 export function webhookSignatureHmacSha256(body: string | Uint8Array, sharedKey: string): string {
   return createHmac('sha256', sharedKey).update(body).digest('hex');
@@ -18,7 +18,7 @@ export function webhookSignatureHmacSha256(body: string | Uint8Array, sharedKey:
 /**
  * The legacy webhook signature: lowercase hex MD5 of `sharedKey + body`. It is a plain hash of the
  * concatenation, not an HMAC, and is weak (length extension, MD5); it exists only because the
- * service still sends it and old receivers check it (reference §3.2).
+ * service still sends it and old receivers check it.
  */
 export function webhookSignatureMd5(body: string | Uint8Array, sharedKey: string): string {
   return createHash('md5').update(sharedKey, 'utf8').update(body).digest('hex');
@@ -43,7 +43,7 @@ export function verifyWebhookSignature(
 
 /**
  * Fills a merchant's endpoint URL template: every `{signature_hmac_sha_256}` becomes `hmacSignature`
- * and, when `md5Signature` is given, every legacy `{signature}` becomes it (spec §6). The
+ * and, when `md5Signature` is given, every legacy `{signature}` becomes it. The
  * percent-encoded spellings (`%7Bsignature%7D`) are replaced too, because a URL that went through
  * `new URL()` or a form field arrives with its braces escaped. Hex needs no further escaping.
  */

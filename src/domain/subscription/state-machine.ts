@@ -2,7 +2,7 @@ import { BillingError } from '../../errors.js';
 import type { SubscriptionState } from '../../ports/billing-records.js';
 
 /**
- * The subscription state machine (reference §4.2). Every state change goes through
+ * The subscription state machine. Every state change goes through
  * {@link transition}, which returns the next state or throws `invalid_transition` with the
  * service's message, so services never write a state the table does not allow.
  */

@@ -10,7 +10,7 @@ import { fromWallClock, toWallClock } from './wall-clock.js';
  */
 export type SnapDay = number | 'end';
 
-/** The local hour at which calendar billing renews: 12:00 PM in the site's zone (reference §9.3). */
+/** The local hour at which calendar billing renews: 12:00 PM in the site's zone. */
 export const SNAP_HOUR = 12;
 
 /**
@@ -40,8 +40,8 @@ export function snapBoundary(after: Date, snapDay: SnapDay, zone: string): Date 
 }
 
 /**
- * The end of the first period of a calendar-billed subscription signed up at `signupAt`
- * (reference §9.3). Normally it is the next snap 12:00 and the first charge is prorated; but when
+ * The end of the first period of a calendar-billed subscription signed up at `signupAt`.
+ * Normally it is the next snap 12:00 and the first charge is prorated; but when
  * that snap is at most 24 hours after signup (24 elapsed hours, whatever DST does), the customer
  * pays a full period and it ends on the following month's snap day instead. With snap day 15:
  * signup Jun 2 15:00 ends Jun 15 12:00, Jun 14 15:00 ends Jul 15 12:00, Jun 15 12:01 ends Jul 15 12:00.

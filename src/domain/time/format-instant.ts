@@ -17,7 +17,7 @@ export function formatInstant(instant: Date, zone: string): string {
 }
 
 /**
- * `instant` in the format of webhook payload timestamps (reference §3.1), local time in `zone`
+ * `instant` in the format of webhook payload timestamps, local time in `zone`
  * with a colon-free offset: `2016-11-04 17:06:43 -0400`. The service writes webhooks in US Eastern
  * time; which zone to pass is the caller's (compatibility) choice.
  */

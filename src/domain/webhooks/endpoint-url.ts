@@ -10,7 +10,7 @@ export const WEBHOOK_PORTS: readonly number[] = [80, 443];
 
 /** What the URL rules depend on. */
 export interface WebhookUrlRules {
-  /** The site's mode: live sites need HTTPS (spec §6). */
+  /** The site's mode: live sites need HTTPS. */
   readonly mode: SiteMode;
   /**
    * Lets a test-mode site use a loopback receiver (`127.0.0.1`, `[::1]`, `localhost`) on any port

@@ -1,6 +1,6 @@
 /**
- * Webhook rules as pure functions: endpoint URL rules (spec §6), the addresses a webhook may be
- * sent to, event subscriptions, the retry schedule and endpoint health (reference §3.3), and the
+ * Webhook rules as pure functions: endpoint URL rules, the addresses a webhook may be
+ * sent to, event subscriptions, the retry schedule and endpoint health, and the
  * payload and body of each event's webhook in the service's form shape (reference §3.1, §3.4). No
  * clock, no I/O: the webhook service loads records, resolves and sends; these decide what is sent,
  * when, and where.

@@ -13,9 +13,9 @@ import type { FormInput, FormInputValue } from '../signing/index.js';
 import { formatWebhookTimestamp } from '../time/index.js';
 
 /**
- * Which spellings a webhook uses where the spec and the hosted service differ (DESIGN §3): `spec`
+ * Which spellings a webhook uses where the spec and the hosted service differ: `spec`
  * writes `cancelled` and timestamps in the site's zone; `chargify` writes `canceled` and US Eastern
- * timestamps, as the hosted service's webhook documentation says it does (reference §3.1).
+ * timestamps, as the hosted service's webhook documentation says it does.
  */
 export type WebhookCompat = 'spec' | 'chargify';
 

@@ -2,7 +2,7 @@ import { invalid } from '../../errors.js';
 import type { WebhookEndpointStatus } from '../../ports/storage.js';
 
 /**
- * Delays between delivery attempts of one webhook, in milliseconds (reference §3.3): attempt 1 as
+ * Delays between delivery attempts of one webhook, in milliseconds: attempt 1 as
  * soon as possible, then +10 s, +15 s, +90 s and +180 s; five attempts in all.
  */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [10_000, 15_000, 90_000, 180_000];

@@ -229,7 +229,7 @@ export function buildWebhookPayload(
     body.site = siteFields(context);
   }
   delete body.event_id;
-  // `event_id` goes last, as in the service's bodies (reference §3.1).
+  // `event_id` goes last, as in the service's bodies.
   body.event_id = event.id;
   return body;
 }
@@ -243,7 +243,7 @@ export function webhookBody(webhookId: number, eventKey: string, payload: FormIn
   return encodeWebhookBody({ id: webhookId, event: eventKey, payload });
 }
 
-/** The documented test webhook body: `id=<id>&event=test&payload[chargify]=testing` (reference §3.1). */
+/** The documented test webhook body: `id=<id>&event=test&payload[chargify]=testing`. */
 export function testWebhookBody(webhookId: number): string {
   return encodeWebhookBody({ id: webhookId, event: 'test', payload: { chargify: 'testing' } });
 }
