@@ -58,7 +58,7 @@ export interface SecureFields {
  * of `now` in whole seconds, `secure[data]` encoded as the service's reference client encodes it
  * (`redirect_uri` first), and the request signature over `api_id + timestamp + nonce + data`. The
  * HTML escapes `&`, `<`, `>`, `"` and `'`, so the browser posts back exactly the string that was
- * signed (spec §4: "HTML-entity-escaped when put in a form value").
+ * signed (the data is HTML-entity-escaped when put in a form value).
  */
 export function buildSecureFields(options: BuildSecureFieldsOptions): SecureFields {
   const seconds = Math.floor(options.now.getTime() / 1000);
@@ -134,8 +134,8 @@ const REDIRECT_PARAMS = ['api_id', 'timestamp', 'nonce', 'status_code', 'result_
  * Verifies the query string of the service's redirect (`?api_id=...&signature=...`, a URL, or
  * URLSearchParams): HMAC-SHA1 with `apiSecret` over `api_id + timestamp + nonce + status_code +
  * result_code + call_id`, compared in constant time. The signature is computed with the caller's own
- * `apiId`, never the one in the query, so a response signed for another API user fails (reference
- * §1.5). A parameter that is missing or repeated makes the result not ok.
+ * `apiId`, never the one in the query, so a response signed for another API user fails.
+ * A parameter that is missing or repeated makes the result not ok.
  */
 export function verifyDirectRedirect(
   query: string | URL | URLSearchParams,

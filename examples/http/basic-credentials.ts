@@ -1,7 +1,7 @@
 /**
  * The API key of an `Authorization: Basic ...` header: the user part of `base64(user:password)`.
  * The password is ignored, as the hosted service ignores it (the SDK sends `X`, the old client
- * `x`; real-clients §2). Undefined when the header is missing, not Basic, or carries no user.
+ * `x`). Undefined when the header is missing, not Basic, or carries no user.
  */
 export function apiKeyFromAuthorization(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -26,7 +26,7 @@ export interface MerchantDemoOptions {
   readonly now?: () => Date;
 }
 
-// Spec §7 and reference §1.5, in words a shopper can read.
+// The direct-post result codes, in words a shopper can read.
 const RESULT_MEANINGS: Readonly<Record<string, string>> = {
   '2000': 'Success',
   '4000': 'One or more validation errors',
@@ -41,7 +41,7 @@ const RESULT_MEANINGS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A demo merchant's own pages for the direct-post interface (spec §4 `{direct_url}`; reference §1):
+ * A demo merchant's own pages for the direct-post interface (`{direct_url}`):
  * `GET /demo/signup` is the merchant's signup form, whose hidden `secure[...]` fields are signed
  * here with `buildSecureFields` (the secret never leaves the server) and which posts straight to
  * the direct endpoint `POST /api/v2/signups`, so card data never touches the merchant.

@@ -15,7 +15,7 @@ const JSON_SUFFIX = /^application\/[a-z0-9!#$&^_.+-]+\+json$/;
 
 /**
  * True for `application/json` or any `application/*+json` type, with no charset or a UTF-8 one
- * (JSON is UTF-8, RFC 8259 §8.1); parameters are matched case-insensitively.
+ * (JSON is UTF-8, RFC 8259 section 8.1); parameters are matched case-insensitively.
  */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;

@@ -3,7 +3,7 @@
  */
 import type { PageRequest } from './billing-records.js';
 
-/** Whether an endpoint gets webhooks (reference §3.3: paused after 25 failures, disabled after 50). */
+/** Whether an endpoint gets webhooks (paused after 25 failures, disabled after 50). */
 export type WebhookEndpointStatus = 'enabled' | 'paused' | 'disabled';
 
 /** A merchant URL that receives webhooks for the events it subscribed to. */
@@ -93,7 +93,7 @@ export interface DirectCallRecord {
   readonly success: boolean;
   /** The request parameters with sensitive card fields blanked. */
   readonly request: Readonly<Record<string, unknown>>;
-  /** `{ result, meta, signup? }` as reference §1.6 shows. */
+  /** `{ result, meta, signup? }` as the service's call record shows. */
   readonly response: Readonly<Record<string, unknown>>;
   readonly createdAt: Date;
 }
@@ -103,7 +103,7 @@ export interface DirectCallRecord {
  * concatenation `api_id + timestamp + nonce + data`, so moving characters between the parts (a
  * timestamp `T7` with the nonce less its leading `7`, or the timestamp moved into an empty nonce)
  * gives another `(timestamp, nonce)` with the same valid signature. The claim therefore holds the
- * signed input itself, hashed, beside the `(api_id, timestamp, nonce)` key of spec §5 rule 5.
+ * signed input itself, hashed, beside the `(api_id, timestamp, nonce)` key on which a repeat is refused.
  */
 export interface DirectPostClaim {
   readonly siteId: number;
@@ -111,7 +111,7 @@ export interface DirectPostClaim {
   readonly inputHash: string;
   /**
    * `api_id|seconds|nonce` when the post sent both a timestamp and a nonce (it is protected
-   * against replay); null when it did not (spec §5 rule 5: no duplicate rejection is done).
+   * against replay); null when it did not (without a nonce no duplicate rejection is done).
    */
   readonly nonceKey: string | null;
   readonly at: Date;

@@ -63,7 +63,7 @@ import {
 import { claimUniquenessToken } from './uniqueness.js';
 
 /**
- * An allocation change (`{"allocation":{...}}`, reference §10.2). `upgradeCharge`,
+ * An allocation change (`{"allocation":{...}}`). `upgradeCharge`,
  * `downgradeCredit` and `accrueCharge` win over the classic `prorationUpgradeScheme` /
  * `prorationDowngradeScheme`, which fill in what they leave out. Defaults: `prorated`, `prorated`,
  * and `accrueCharge` false (collect now).
@@ -243,7 +243,7 @@ const IN_FLIGHT =
  * the renewal that bills it, and does not move the subscription to a newer price. The service
  * prices at "the current price" of the subscription's price point, which is what the pin models.
  * Mid-period charges are discounted by the subscription's percentage coupons, and credits by the
- * same rate (reference §6; docs/decisions.md says why flat-amount coupons are left out).
+ * same rate (docs/decisions.md says why flat-amount coupons are left out).
  */
 export class AllocationService {
   readonly #deps: SubscriptionDeps;

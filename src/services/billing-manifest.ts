@@ -15,7 +15,7 @@ export interface ManifestLineItem {
   readonly componentId: number | null;
 }
 
-/** What the next renewal will charge, line by line (reference §1.6 `next_billing_manifest`). */
+/** What the next renewal will charge, line by line (the call record's `next_billing_manifest`). */
 export interface BillingManifest {
   readonly periodType: 'recurring';
   readonly startDate: Date;

@@ -68,7 +68,7 @@ export interface PlannedComponent {
 
 /**
  * A component charge for the caller to turn into a ledger `charge` line: `kind` is the component
- * kind (reference §7.1 charge kinds), `componentId` goes on the line, `amountInCents` is positive.
+ * kind (one of the ledger's charge kinds), `componentId` goes on the line, `amountInCents` is positive.
  */
 export interface ComponentChargeLine {
   readonly kind: ComponentKind;

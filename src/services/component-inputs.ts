@@ -26,7 +26,7 @@ export const ON_OFF_MESSAGE = 'Quantity: must be either 1 (on) or 0 (off).';
 
 /**
  * A whole, non-negative quantity from a number or a string of digits (JSON clients send both).
- * Fractional quantities are refused: the engine prices whole units only (reference §10 allows
+ * Fractional quantities are refused: the engine prices whole units only (the service allows
  * fractions only when a component enables them, which ours cannot yet).
  */
 export function readQuantity(value: unknown, label: string, attribute: string): number {
@@ -40,7 +40,7 @@ export function readQuantity(value: unknown, label: string, attribute: string): 
 
 /**
  * One problem of an allocation in the service's object form
- * (`{"kind":"allocation","component_id":N,"on":"quantity","message":"..."}`, reference §8.2).
+ * (`{"kind":"allocation","component_id":N,"on":"quantity","message":"..."}`).
  */
 export function allocationProblem(componentId: number, on: string, message: string): BillingErrorDetail {
   return { message, attribute: on, extra: { kind: 'allocation', component_id: componentId, on } };

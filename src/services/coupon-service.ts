@@ -192,7 +192,7 @@ export class CouponService {
   }
 
   /**
-   * Checks whether a code can be used now (reference §6 `validate`): returns the coupon, or a
+   * Checks whether a code can be used now (the coupon `validate` endpoint): returns the coupon, or a
    * `not_found` error whose body is a bare string (`{"errors":"Coupon code could not be found."}`,
    * HTTP 404) saying why: not found (also when it belongs to another family than the one asked
    * about), archived ("Coupon is invalid."), past its end date ("Coupon code has expired.") or at

@@ -126,7 +126,7 @@ export const DIRECT_SUCCESS_RESULT_CODE = '2000';
  */
 export const DIRECT_NONCE_SCOPE = 'direct_nonce';
 
-// Cardholder data never reaches a call record (DESIGN §3 Secrets): a field whose name has one of
+// Cardholder data never reaches a call record: a field whose name has one of
 // these in any of its bracket segments is blanked to "" at any depth of the stored request, in the
 // parsed params and inside the raw `secure[data]` string. Names are compared with case and every
 // character but letters and digits dropped, so `card_number`, `card_number[]`, `Card-Number`,
@@ -181,7 +181,7 @@ type Outcome =
   | { readonly ok: false; readonly error: unknown };
 
 /**
- * The signed direct-post interface (spec §4 direct post, §5, §7; reference §1): signups and card
+ * The signed direct-post interface: signups and card
  * updates posted by a browser form (or, for signups, by a server with HTTP Basic), each recorded as
  * a call and answered with a signed redirect, and the call read-back. Signups go through the same
  * {@link SubscriptionService.create} command as the main API, card updates through
@@ -369,7 +369,7 @@ export class DirectPostService {
     if (!errors.ok) {
       return { ok: false, result: await this.#finish(post, { ok: false, error: collected(errors) }) };
     }
-    // The replay claim (spec §5 rule 5, hardened): the exact signed input is claimed with the
+    // The replay claim (no repeated timestamp and nonce, hardened): the exact signed input is claimed with the
     // `(api_id, timestamp, nonce)` key, in one atomic step of the port, so that shifting characters
     // between timestamp, nonce and data (the signature covers their plain concatenation) is a
     // duplicate too. Only a post with a sent timestamp and nonce is protected; one without is never
@@ -845,7 +845,7 @@ const ADDRESS_FIELDS: readonly [string, keyof AddressFields][] = [
 ];
 
 /**
- * `signup[...]` (reference §1.6 signup fields) as the input of the main API's signup command:
+ * `signup[...]` (the service's signup fields) as the input of the main API's signup command:
  * product by handle or id, a new customer or `customer[id]`, the card from `payment_profile`,
  * coupons, components (read by `readComponents`, which knows where they came from), subscription
  * metafields and `subscription[snap_day]` / `[next_billing_at]`. Offers are refused rather than
@@ -948,7 +948,7 @@ function componentPairs(text: string): [string, string][] {
 /**
  * Components from raw form pairs, the way Rack builds them: `[<id>]=<qty>` is one component with a
  * quantity; `[][field]=v` appends a new component whenever the last one already has `field` (so
- * `component_id` must come first, reference §1.6); `[<n>][field]=v` groups by index.
+ * `component_id` must come first); `[<n>][field]=v` groups by index.
  */
 function componentsFromPairs(pairs: readonly [string, string][], errors: ValidationCollector): SignupComponentInput[] {
   const entries: Record<string, string>[] = [];

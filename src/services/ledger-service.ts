@@ -62,7 +62,7 @@ export interface AdjustmentInput extends AmountFields {
   readonly uniquenessToken?: string | null;
 }
 
-/** Input of {@link LedgerService.credit} and {@link LedgerService.recordExternalPayment} (§7.5). */
+/** Input of {@link LedgerService.credit} and {@link LedgerService.recordExternalPayment}. */
 export interface CreditInput extends AmountFields {
   /** Required for credits, optional for external payments. */
   readonly memo?: string | null;
@@ -84,7 +84,7 @@ export interface RefundInput extends AmountFields {
   readonly invoiceUid?: string;
 }
 
-/** Input of {@link LedgerService.transactions} (reference §7.1, §8.3). */
+/** Input of {@link LedgerService.transactions}. */
 export interface TransactionListInput {
   /** Only this subscription's lines (the per-subscription list); the whole site when absent. */
   readonly subscriptionId?: number;
@@ -113,7 +113,7 @@ export interface TransactionListInput {
 /** What {@link LedgerService.reconcile} did with one unresolved payment attempt. */
 export type ReconcileOutcome = 'succeeded' | 'failed' | 'unknown' | 'settled';
 
-/** States in which a subscription accepts no charges or credits (reference §7.2, §7.4). */
+/** States in which a subscription accepts no charges or credits. */
 const CLOSED_STATES: readonly SubscriptionState[] = ['cancelled', 'expired'];
 
 /** Maximum memo length of an adjustment. */
@@ -291,7 +291,7 @@ export class LedgerService {
   }
 
   /**
-   * A credit (reference §7.4, the older API): a positive amount lowers the balance and is recorded
+   * A credit (the older API): a positive amount lowers the balance and is recorded
    * as a `credit` line with the negative amount. Memo required; not on cancelled or expired
    * subscriptions ("This subscription is not eligible to accept credits.").
    */
@@ -888,7 +888,7 @@ function parsePlan(
 
 /**
  * Records `refund_success` (with the refund line) or `refund_failure` (with `errors`), with the
- * flat payload of reference §3.4; its timestamp is ISO 8601 UTC as the service's newer events use.
+ * flat payload the service sends for refund events; its timestamp is ISO 8601 UTC as the service's newer events use.
  */
 async function recordRefund(
   ctx: CommandContext,

@@ -448,7 +448,7 @@ export async function resumeInCommand(
 /**
  * Returns a subscription in dunning (past due, soft failure) or unpaid to active when its balance
  * has been paid by other means (an external payment, a credit, an adjustment), and stops its
- * dunning retries (reference §4.2: "balance paid, or balance reset to 0").
+ * dunning retries (once the balance is paid, or reset to 0).
  */
 export async function settleIfPaid(ctx: CommandContext, siteId: number, subscriptionId: number): Promise<void> {
   const subscription = await ctx.tx.subscriptions.findById(siteId, subscriptionId);

@@ -5,7 +5,7 @@ import { loadSite } from './site-lookup.js';
 import { loadSubscription } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
 
-/** Input of {@link NoteService.create} (spec §2, Note). */
+/** Input of {@link NoteService.create}. */
 export interface NoteInput {
   /** Required: unstructured text. */
   readonly body?: string | null;

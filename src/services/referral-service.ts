@@ -37,7 +37,7 @@ export function generateReferralCode(random: RandomSource): string {
   return code;
 }
 
-/** Referral codes: the validate endpoint (spec §4, `GET /referral_codes/validate`). */
+/** Referral codes: the validate endpoint (`GET /referral_codes/validate`). */
 export class ReferralService {
   readonly #deps: CommandDeps;
 

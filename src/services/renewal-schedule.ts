@@ -15,7 +15,7 @@ import type { CommandContext } from './command-runner.js';
  */
 export const SUBSCRIPTION_WORK: readonly DueWorkKind[] = SUBSCRIPTION_WORK_KINDS;
 
-/** How long before a renewal or trial end its notice event is recorded (reference §3.4: 3 days). */
+/** How long before a renewal or trial end its notice event is recorded (3 days, as the service does). */
 export const NOTICE_LEAD_MS = 3 * 86_400_000;
 
 /**
@@ -57,7 +57,7 @@ export async function scheduleRenewalAt(
 
 /**
  * The next expiring-card scan strictly after `after`: 09:00 site time on the 1st, the 15th, or
- * seven days before the month's end (reference §3.4 `expiring_card`).
+ * seven days before the month's end (the service's `expiring_card` schedule).
  */
 export function nextExpiringCardScan(after: Date, zone: string): Date {
   const wall = toWallClock(after, zone);

@@ -139,7 +139,7 @@ const UNKNOWN_RETRY_MS = 60 * 60_000;
 /**
  * Due work: claims what is due in time order and processes each item in its own transactions.
  * Each item happens at its due instant (its ledger lines and events carry that instant), so one
- * jump of the clock gives the same ledger as many small steps. Payments follow DESIGN §3: the
+ * jump of the clock gives the same ledger as many small steps. Payments take three steps: the
  * attempt is committed with a deterministic key, the gateway is called outside any transaction,
  * and the outcome is committed; an item interrupted between the steps resumes from the attempt.
  */

@@ -71,7 +71,7 @@ export interface CreditCardInput {
   readonly lastName?: string;
 }
 
-/** A vault profile imported at signup (spec §2 payment profile import form). */
+/** A vault profile imported at signup (the `payment_profile_attributes` import form). */
 export interface PaymentProfileImport {
   readonly vaultToken: string;
   readonly customerVaultToken?: string | null;
@@ -757,7 +757,7 @@ async function redeemCoupons(
 }
 
 /**
- * The discount line of each coupon over the charges of one assessment (reference §6: all charges
+ * The discount line of each coupon over the charges of one assessment (all charges
  * of the assessment are discounted), as negative adjustment amounts with the service's memo.
  */
 export function couponDiscounts(

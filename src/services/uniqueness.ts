@@ -1,7 +1,7 @@
 import { BillingError } from '../errors.js';
 import type { CommandContext } from './command-runner.js';
 
-/** How long a uniqueness token blocks a repeat (reference §8.4: 60 minutes). */
+/** How long a uniqueness token blocks a repeat (60 minutes). */
 export const UNIQUENESS_TOKEN_TTL_MS = 60 * 60_000;
 
 /** The idempotency scope uniqueness tokens are claimed in; one scope per site for every command kind. */

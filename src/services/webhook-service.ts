@@ -67,9 +67,9 @@ export interface WebhookServiceOptions {
    * production.
    */
   readonly fetch?: typeof fetch;
-  /** How long a receiver has to answer, in ms (spec §8: about 15 s); default 15000. */
+  /** How long a receiver has to answer, in ms (the service allows about 15 s); default 15000. */
   readonly timeoutMs?: number;
-  /** Delays between attempts in ms; default 10 s, 15 s, 90 s, 180 s (five attempts, reference §3.3). */
+  /** Delays between attempts in ms; default 10 s, 15 s, 90 s, 180 s (five attempts). */
   readonly retrySchedule?: readonly number[];
   /** Failure thresholds and the paused retry cadence; default 25 / 50 failures, every 2 h, 24 tries. */
   readonly endpointHealth?: Partial<EndpointHealthPolicy>;
@@ -83,7 +83,7 @@ export interface WebhookServiceOptions {
 
 /** Input of {@link WebhookService.createEndpoint} and {@link WebhookService.updateEndpoint}. */
 export interface WebhookEndpointInput {
-  /** The receiver's URL (spec §6 rules); may contain `{signature_hmac_sha_256}`. */
+  /** The receiver's URL (public, port 80 or 443, HTTPS on a live site); may contain `{signature_hmac_sha_256}`. */
   readonly url: string;
   /** The event keys this endpoint receives. */
   readonly webhookSubscriptions: readonly string[];
@@ -232,7 +232,7 @@ function positive(value: number | undefined, fallback: number, label: string): n
  * lease, so any number of workers (engines on one database) never send one delivery at once, and
  * the POST happens outside any transaction.
  *
- * Outages (reference §3.3, refined so that a receiver that was down gets everything once it is
+ * Outages (the service's retry rules, refined so that a receiver that was down gets everything once it is
  * back): each failed attempt counts against the endpoint while it is enabled, and past 25 the
  * endpoint is paused; webhooks for a paused endpoint are held and retried every 2 h (24 tries),
  * and while it is paused at most one failure counts per 2 h, so it is disabled (no more webhooks
@@ -339,7 +339,7 @@ export class WebhookService {
   }
 
   /**
-   * Adds an endpoint that receives the listed events. The URL must follow spec §6 (publicly
+   * Adds an endpoint that receives the listed events. The URL must follow the endpoint rules (publicly
    * reachable, port 80 or 443, HTTPS on a live site) and be new to the site; every problem is
    * reported at once (`Url: ...`, `Webhook subscriptions: ...`).
    */

@@ -12,7 +12,7 @@ import { wireBoolean, wireId, wireText } from './wire-scalars.js';
 export type WireAllocation = Omit<AllocationInput, 'uniquenessToken'>;
 
 // Keys of a bulk body's top level that apply to every entry that does not set its own (the SDK's
-// `allocateComponents` sends them there, reference §10.2).
+// `allocateComponents` sends them there).
 const DEFAULT_KEYS = [
   'proration_upgrade_scheme',
   'proration_downgrade_scheme',
@@ -40,7 +40,7 @@ const requiredQuantity = z.unknown().transform((v, ctx): number | string => {
 });
 
 /**
- * The fields of one allocation (`{"allocation":{...}}`, reference §10.2): `quantity`, `memo`, the
+ * The fields of one allocation (`{"allocation":{...}}`): `quantity`, `memo`, the
  * classic `proration_upgrade_scheme` / `proration_downgrade_scheme`, and the modern
  * `accrue_charge`, `upgrade_charge`, `downgrade_credit`. Values are only type-checked here: the
  * engine checks quantities, modes and scheme names with the service's messages. `component_id` is
@@ -95,8 +95,8 @@ function problemOn(attribute: string | undefined, fallback: string): string {
 
 /**
  * A validation error of an allocation endpoint in the service's allocation object shape
- * (`{"errors":[{"kind":"allocation","component_id":N,"on":"quantity","message":"..."}]}`,
- * reference §8.2 and T14), whichever layer found the problem, so a client reads every 422 of
+ * (`{"errors":[{"kind":"allocation","component_id":N,"on":"quantity","message":"..."}]}`),
+ * whichever layer found the problem, so a client reads every 422 of
  * these endpoints one way. Errors already in that shape, and every other error, pass unchanged.
  */
 export function asAllocationError(error: unknown, componentId: number): unknown {

@@ -8,7 +8,7 @@ export function queryText(value: unknown): string | undefined {
 
 /**
  * The paging every list shares: `page` and `per_page` read leniently (bad values mean the defaults,
- * `per_page` clamped to 200, reference §8.3) and `direction` as text for the engine to check.
+ * `per_page` clamped to 200) and `direction` as text for the engine to check.
  */
 export function listPaging(query: Readonly<Record<string, unknown>>): {
   page: number;

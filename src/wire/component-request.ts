@@ -21,8 +21,8 @@ const priceBracket = z
   }));
 
 /**
- * The fields of a component body (`{"quantity_based_component":{...}}` and its kin, reference
- * §10, real-clients §3 row 3), read into a {@link ComponentUpdateInput}: `name`, `handle`,
+ * The fields of a component body (`{"quantity_based_component":{...}}` and its kin, as
+ * real clients send it), read into a {@link ComponentUpdateInput}: `name`, `handle`,
  * `unit_name`, `description`, `taxable`, and pricing as `unit_price` (a per_unit price) and/or
  * `pricing_scheme` with `prices[]` brackets `{starting_quantity, ending_quantity, unit_price}`.
  * Unit prices are decimal strings in major units; numbers are accepted and read as written.

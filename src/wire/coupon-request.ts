@@ -5,7 +5,7 @@ import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireDecimal, wireIdOrHandle, wireInteger, wireText, wireTimestampInput } from './wire-scalars.js';
 
 /**
- * The fields of `{"coupon":{...}}` (spec §2 Coupon, reference §6), read into a {@link CouponInput}
+ * The fields of `{"coupon":{...}}`, read into a {@link CouponInput}
  * for create and update alike. `percentage` and `amount` pass through as sent (a string keeps
  * `"12.5"` exact); `null` is kept apart from a missing key because on an update `null` clears a
  * field (`end_date`, `conversion_limit`, or one kind of discount when the other is given).

@@ -43,9 +43,9 @@ function billingAddressOf(c: CardFields): { billingAddress?: Partial<AddressFiel
 }
 
 /**
- * The fields of `credit_card_attributes` (spec §2; signup and card update), read into a
+ * The fields of `credit_card_attributes` (signup and card update), read into a
  * {@link WireCardInput}. Expiry may be a number or a string (the SDK passes the caller's type
- * through, real-clients §3 row 9); a missing number or expiry is handed on blank so that the engine
+ * through); a missing number or expiry is handed on blank so that the engine
  * reports it with its published message ("Credit card expiration month: cannot be blank.").
  */
 export const creditCardAttributesFields = z.object(cardShape, { error: 'must be an object.' }).transform(
@@ -61,7 +61,7 @@ export const creditCardAttributesFields = z.object(cardShape, { error: 'must be 
 );
 
 /**
- * The fields of `{"payment_profile":{...}}` (spec §2 Payment profile, update form), read into a
+ * The fields of `{"payment_profile":{...}}` (the update form), read into a
  * {@link WirePaymentProfileInput}: unlike a card on signup, anything left out keeps its value.
  */
 export const paymentProfileFields = z.object(cardShape, { error: 'must be an object.' }).transform(
@@ -80,7 +80,7 @@ export const paymentProfileFields = z.object(cardShape, { error: 'must be an obj
 export const paymentProfileRequest = defineWireRequest('payment_profile', paymentProfileFields);
 
 /**
- * The fields of `payment_profile_attributes` on signup (spec §2 Payment profile, import form): a
+ * The fields of `payment_profile_attributes` on signup (the import form): a
  * card already stored at a vault, identified by its token; nothing is sent to the gateway.
  */
 export const paymentProfileImportFields = z

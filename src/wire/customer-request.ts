@@ -5,8 +5,8 @@ import { defineWireRequest } from './wire-request.js';
 import { wireText } from './wire-scalars.js';
 
 /**
- * The fields of a customer (`{"customer":{...}}` and a subscription's `customer_attributes`, spec
- * §2 Customer), read into a {@link CustomerInput}. Address fields use the service's flat names
+ * The fields of a customer (`{"customer":{...}}` and a subscription's `customer_attributes`),
+ * read into a {@link CustomerInput}. Address fields use the service's flat names
  * (`address`, `address_2`, `city`, `state`, `zip`, `country`).
  */
 export const customerFields = z

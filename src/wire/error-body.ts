@@ -20,7 +20,7 @@ export type WireErrorBody =
   | { readonly status: number; readonly kind: 'json'; readonly json: ErrorJson }
   | { readonly status: number; readonly kind: 'text'; readonly text: string };
 
-/** The service's 401 body, byte for byte (27 bytes with the newline, reference §8.2). */
+/** The service's 401 body, byte for byte (27 bytes with the newline). */
 export const ACCESS_DENIED_TEXT = 'HTTP Basic: Access denied.\n';
 
 /** The only message a 5xx shows: internal details (driver errors, stack) stay in the log. */

@@ -31,7 +31,7 @@ function memoOf(memo: string | null | undefined): { memo?: string | null } {
  * `memo`, `delay_capture`, `accrue_on_failure`, `use_negative_balance`. `taxable: true` and a
  * collection method other than `automatic` are refused, since the engine would charge without
  * the tax or the invoice the client asked for. `accrue_charge` (an allocation flag the old client
- * sends here, real-clients §3 row 14) is ignored like every other unknown key.
+ * sends here) is ignored like every other unknown key.
  */
 export const chargeFields = z
   .object(
@@ -148,7 +148,7 @@ const refundTopLevel = z.object({ external: wireBoolean.nullish() }, { error: 'm
 
 /**
  * Reads a refund body: the wrapper's fields, with the top-level `"external": 1` of the classic API
- * (spec §2 Refund) or `refund.external: true` of the old client (real-clients §3 row 18) making it a
+ * or `refund.external: true` of the old client making it a
  * manual refund. Either one set to true is enough.
  */
 export function readRefundRequest(fields: RefundInput, body: unknown): RefundInput {
@@ -167,8 +167,8 @@ function paymentErrorKey(attribute: string | undefined): string {
 
 /**
  * Re-shapes a validation error of `POST /subscriptions/{id}/payments.json` into the map body that
- * endpoint uses (`{"errors":{"amount_in_cents":["Amount: is not a number."]}}`, reference §7.5,
- * §8.2). Anything else (not found, duplicate token) is returned unchanged.
+ * endpoint uses (`{"errors":{"amount_in_cents":["Amount: is not a number."]}}`).
+ * Anything else (not found, duplicate token) is returned unchanged.
  */
 export function asPaymentErrorMap(error: unknown): unknown {
   if (!(error instanceof BillingError) || error.code !== 'validation') return error;

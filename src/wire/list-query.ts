@@ -85,7 +85,7 @@ export function pageOf<T>(items: readonly T[], page: ListPage): T[] {
 
 /**
  * A page query with its own default page size: the same lenient reading as {@link pageQuery}, for
- * lists whose default is not 20 (coupons 30, reference §8.3).
+ * lists whose default is not 20 (coupons 30).
  */
 export function pageQueryWithDefault(defaultPerPage: number) {
   return z

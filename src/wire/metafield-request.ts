@@ -58,7 +58,7 @@ function toMetafieldInput(m: {
 }
 
 /**
- * The fields of one metafield (spec §2 Metafield, real-clients §3 row 6): `name`, `input_type`
+ * The fields of one metafield: `name`, `input_type`
  * (`text`, `dropdown`, `radio`), `enum` (allowed values) and `scope` (`hosted` pages, and the
  * `csv`, `invoices`, `statements`, `portal` flags as `"1"`/`"0"`), read into a {@link MetafieldInput}.
  */
@@ -94,7 +94,7 @@ export const metafieldUpdateFields = z
 export const metafieldUpdateRequest = defineWireRequest('metafields', metafieldUpdateFields);
 
 /**
- * The fields of one metadata value (spec §2 Metadata, real-clients §3 row 7): `name` of an existing
+ * The fields of one metadata value: `name` of an existing
  * field and its `value`. Values are strings; numbers and booleans are passed on for the engine to
  * write as their strings, as the service does.
  */

@@ -5,7 +5,7 @@ import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
 
 /**
- * The fields of `{"migration":{...}}` (reference §5.1, real-clients §3 row 20), read into a
+ * The fields of `{"migration":{...}}`, read into a
  * {@link MigrationInput}: `product_handle` or `product_id`, `preserve_period` (also as
  * `proration.preserve_period`; either one true keeps the period), `include_trial`,
  * `include_initial_charge`, and for a preview `proration_date`. `include_coupons` may only be true (the engine always keeps coupons, the

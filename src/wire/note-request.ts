@@ -4,7 +4,7 @@ import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireText } from './wire-scalars.js';
 
 /**
- * The fields of `{"note":{...}}` (spec §2 Note): `body` and `sticky`, read into a
+ * The fields of `{"note":{...}}`: `body` and `sticky`, read into a
  * {@link NoteInput}. A missing body is handed on for the engine to report ("Body: cannot be
  * blank."); on an update only the fields sent change.
  */

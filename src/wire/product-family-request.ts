@@ -3,7 +3,7 @@ import type { FamilyInput, FamilyUpdateInput } from '../services/catalog-service
 import { defineWireRequest } from './wire-request.js';
 import { wireText } from './wire-scalars.js';
 
-/** The fields of `{"product_family":{...}}` (spec §2 Product family), read into a {@link FamilyInput}. */
+/** The fields of `{"product_family":{...}}`, read into a {@link FamilyInput}. */
 export const productFamilyFields = z
   .object(
     {

@@ -4,7 +4,7 @@ import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireCents, wireInteger, wireIntervalUnit, wireText } from './wire-scalars.js';
 
 /**
- * The fields of `{"product":{...}}` (spec §2 Product), read into a {@link ProductInput}. On an
+ * The fields of `{"product":{...}}`, read into a {@link ProductInput}. On an
  * update an omitted field keeps the current version's value, and `null` clears an optional term
  * (a trial price, an expiration), so `undefined` and `null` are kept apart.
  */

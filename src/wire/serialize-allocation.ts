@@ -65,7 +65,7 @@ export interface AllocationPaymentJson {
 }
 
 /**
- * An allocation as the service writes it (inside `{"allocation":{...}}`, reference §10.2):
+ * An allocation as the service writes it (inside `{"allocation":{...}}`):
  * `timestamp` in UTC, `created_at` with the site's offset, and the scheme both in the classic names
  * (`proration_upgrade_scheme`; null where there is none: a `full` credit has no classic name) and
  * the modern fields. `payment` is present only when the change's charge was collected now.
@@ -294,7 +294,7 @@ export interface AllocationPreviewItemJson {
 }
 
 /**
- * What an allocation change would cost now (inside `{"allocation_preview":{...}}`, reference §10.2):
+ * What an allocation change would cost now (inside `{"allocation_preview":{...}}`):
  * the current period, one line per charge or credit, their total (a credit counts negative), and
  * `period_type: "prorated"`. `direction` is the sign of the total and is left out when nothing
  * changes (the SDK's enum has only `upgrade` and `downgrade`). The subscription's percentage

@@ -11,7 +11,7 @@ export interface ComponentPriceJson {
 }
 
 /**
- * A component as the service writes it (inside `{"component":{...}}`, reference §10): the kind and
+ * A component as the service writes it (inside `{"component":{...}}`): the kind and
  * pricing scheme in the service's spellings, `unit_price` and each bracket's `unit_price` as decimal
  * strings (the SDK rejects numbers), and `version` the number of the current pricing version.
  * `unit_price` is set only for per_unit pricing, where one price says it all.

@@ -2,7 +2,7 @@ import type { CouponRecord, ProductFamilyRecord } from '../ports/storage.js';
 import { type WireContext, wireTimestamp } from './wire-context.js';
 
 /**
- * A coupon as the service writes it (inside `{"coupon":{...}}`, reference §6): `percentage` and
+ * A coupon as the service writes it (inside `{"coupon":{...}}`): `percentage` and
  * `conversion_limit` as strings (the SDK rejects a number for them), `amount_in_cents` as an
  * integer, and the service's enum spellings for `discount_type`, `recurring_scheme` and
  * `compounding_strategy`. The discount in major units (`amount`) is left out: its JSON type differs

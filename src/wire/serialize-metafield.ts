@@ -11,8 +11,8 @@ export interface MetafieldScopeJson {
 }
 
 /**
- * A metafield as the service writes it (an item of the bare array that creates and updates answer,
- * real-clients §4): `input_type`, `enum` (null for text fields) and `scope` with string flags,
+ * A metafield as the service writes it (an item of the bare array that creates and updates answer):
+ * `input_type`, `enum` (null for text fields) and `scope` with string flags,
  * which the SDK checks against its `"0"`/`"1"` enum.
  */
 export interface MetafieldJson {

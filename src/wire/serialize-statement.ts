@@ -27,7 +27,7 @@ export interface StatementJson {
 
 /** The fields of a statement, unwrapped. */
 export function statementJson(statement: StatementRecord, context: WireContext): StatementJson {
-  // Settled means paid (reference §webhooks `statement_settled`): closed, and the closing balance owes nothing.
+  // Settled means paid (as for the `statement_settled` webhook): closed, and the closing balance owes nothing.
   const settled = statement.closedAt !== null && statement.closingBalanceInCents <= 0;
   return {
     id: statement.id,

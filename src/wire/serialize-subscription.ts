@@ -42,7 +42,7 @@ export interface SubscriptionJson {
   /** The product a delayed product change moves to at the next renewal, or null. */
   readonly next_product_id: number | null;
   readonly referral_code: string | null;
-  /** The referral code under the spec's name (spec §2 `ref`); present only when the subscription has one. */
+  /** The referral code under the spec's name (`ref`); present only when the subscription has one. */
   readonly ref?: string;
   readonly customer: CustomerJson;
   readonly product: ProductJson;

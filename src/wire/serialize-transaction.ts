@@ -2,7 +2,7 @@ import type { TransactionRecord, TransactionType } from '../ports/storage.js';
 import { type WireContext, wireTimestamp } from './wire-context.js';
 
 /**
- * A ledger line as the service writes it (inside `{"transaction":{...}}`, reference §7.1):
+ * A ledger line as the service writes it (inside `{"transaction":{...}}`):
  * `transaction_type` in snake case and `type` as the service's class name (`Charge`, `Payment`,
  * `InfoTransaction`), integer `*_in_cents` and string timestamps.
  */

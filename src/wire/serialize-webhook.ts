@@ -8,7 +8,7 @@ export interface EndpointJson {
   readonly id: number;
   readonly url: string;
   readonly webhook_subscriptions: readonly string[];
-  /** `enabled`, `paused` or `disabled` (reference §3.3 endpoint health). */
+  /** `enabled`, `paused` or `disabled` (the endpoint's health). */
   readonly status: WebhookEndpointStatus;
   readonly site_id: number;
 }

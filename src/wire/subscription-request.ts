@@ -40,7 +40,7 @@ const componentReference = z.unknown().transform((v, ctx): { componentId: number
 });
 
 /**
- * One entry of the signup's `components[]` (real-clients §3 row 8), read into a
+ * One entry of the signup's `components[]`, read into a
  * {@link SignupComponentInput}: `component_id` (id or `handle:<handle>`), and `allocated_quantity`,
  * `quantity` or `unit_balance` passed on for the engine to pick by kind and check. `enabled` (the
  * SDK's on/off flag) counts as an allocated quantity of 1 or 0 when no quantity is given.
@@ -90,7 +90,7 @@ export function isGiven(value: unknown): boolean {
 }
 
 /**
- * The fields of `{"subscription":{...}}` on create (spec §4 `POST /subscriptions.json`), read into
+ * The fields of `{"subscription":{...}}` on create (`POST /subscriptions.json`), read into
  * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id` or
  * `customer_attributes`, `credit_card_attributes`, `next_billing_at`, `coupon_code` and
  * `coupon_codes[]`, `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)

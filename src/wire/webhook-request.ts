@@ -45,7 +45,7 @@ const replayParams = z.object(
 );
 
 /**
- * The webhook ids of `POST /webhooks/replay.json` (`{"ids":[...]}`, reference §3.3), numbers or
+ * The webhook ids of `POST /webhooks/replay.json` (`{"ids":[...]}`), numbers or
  * strings of digits. A missing list is handed on empty for the engine's "Ids: cannot be blank.".
  */
 export function replayIdsOf(body: unknown): number[] {

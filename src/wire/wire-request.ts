@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { type BillingErrorDetail, validationError } from '../errors.js';
 
 /**
- * A request body of the main API: one named wrapper key (`{"subscription":{...}}`, spec §2) whose
+ * A request body of the main API: one named wrapper key (`{"subscription":{...}}`) whose
  * object is read by `fields` into the engine's input. Build one with {@link defineWireRequest}.
  */
 export interface WireRequest<T> {

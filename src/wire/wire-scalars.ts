@@ -1,5 +1,5 @@
 /**
- * Zod building blocks for the values real clients send (reference real-clients §3, §6): ids and
+ * Zod building blocks for the values real clients send: ids and
  * card expiry as numbers or strings, money in cents as a number or a string, booleans as JSON
  * booleans or the spec's `"true"`/`"false"` strings. Each one either yields the engine's type or
  * reports one issue whose message completes "<Label>: ..." in the service's style.

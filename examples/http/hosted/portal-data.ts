@@ -3,7 +3,7 @@ import type { InvoiceRecord } from '../../../src/invoices/model.js';
 import { customerVisibleInvoices } from './portal-invoices.js';
 import type { PortalComponent, PortalSubscription } from './portal-page.js';
 
-// The engine's largest list page (reference §8.3: larger pages are clamped to 200).
+// The engine's largest list page (larger pages are clamped to 200).
 const PAGE_SIZE = 200;
 
 /** Every subscription of one customer, page by page through the engine's customer filter. */

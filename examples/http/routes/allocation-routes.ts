@@ -60,7 +60,7 @@ function collected(effect: AllocationEffect): boolean {
  * allocations, their preview and history, usage records, and the subscription's components. A 422
  * about an allocation's values has the service's allocation object shape, naming the component
  * (reference T14); one about the subscription as a whole (not live) is a plain message list. The
- * commands take the top-level `uniqueness_token` of §8.4.
+ * commands take the top-level `uniqueness_token`: a repeat within the hour is a 409.
  */
 export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/subscriptions/:id/components/:cid/allocations.json', async (c) => {

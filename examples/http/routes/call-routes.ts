@@ -7,7 +7,7 @@ import { type HttpAppEnv, JSON_SEGMENT, sendJson, stripJsonSuffix } from '../htt
 const CALL_ID = /^[0-9a-f]{40}$/i;
 
 /**
- * `GET /calls/{id}.json` on the main API host (real-clients §3 row 23, the old `chargify` client's
+ * `GET /calls/{id}.json` on the main API host (the old `chargify` client's
  * path): the record of a direct-post call, authenticated by the API key like every main-API route
  * rather than by direct credentials. Only calls of the key's site are found; another site's call
  * is a 404, so its existence is not revealed.

@@ -87,7 +87,7 @@ export function directPostFor(engine: BillingEngine): DirectPostApi {
 }
 
 /**
- * The direct-post interface (spec §4 `{direct_url}`): `POST /api/v2/signups` (form post with the
+ * The direct-post interface (`{direct_url}`): `POST /api/v2/signups` (form post with the
  * signed `secure[...]` group, or JSON with HTTP Basic `api_id:api_password`),
  * `POST /api/v2/subscriptions/{id}/card_update` (form only) and `GET /api/v2/calls/{id}[.json]`
  * (Basic). The site comes from the `api_id`, not the Host. Register these before the main API's

@@ -54,7 +54,7 @@ const NOT_FOUND_TITLE = 'Page not found';
 const NOT_FOUND_MESSAGE = 'This link is not valid. Please ask the merchant for a new one.';
 
 /**
- * The customer-facing pages (spec §1, §4; reference §2): the hosted card update page
+ * The customer-facing pages: the hosted card update page
  * `GET|POST /update_payment/{subscription_id}/{token}` and the billing portal
  * `GET /portal/{customer_id}/{expires}/{signature}` with its actions
  * `POST /portal/{customer_id}/{expires}/{signature}/{action}`. The site is the first label of
@@ -65,8 +65,8 @@ const NOT_FOUND_MESSAGE = 'This link is not valid. Please ask the merchant for a
  * Card update page: the token is the first 10 hex of SHA-1 of `update_payment--{id}--{shared_key}`;
  * pretty ids (`77-john-doe`) and longer tokens are accepted; a wrong token, an unknown id or site,
  * or a subscription of another site is a 404. The form posts back to the same URL and a POST with
- * a valid token updates the card through `subscriptions.updateCard`. Deviation from the reference
- * (§2: "404 when the first request is a POST instead of a GET"): the service keeps a session from
+ * a valid token updates the card through `subscriptions.updateCard`. Deviation from the service
+ * (which answers 404 when the first request is a POST instead of a GET): the service keeps a session from
  * the GET; this binding keeps none, so the token authenticates a POST exactly as it does a GET,
  * and a POST of a card form to a valid URL updates the card without a prior GET. Everything else
  * about the token rules is the reference's.

@@ -36,7 +36,7 @@ async function transactionList(c: HttpContext, subscriptionId?: number) {
 /**
  * The subscription ledger: one-time charges, adjustments, credits, external payments
  * and refunds (each 201 with the ledger line it wrote), and the site's and a subscription's
- * transaction lists. Every command takes the top-level `uniqueness_token` of §8.4: a repeat within
+ * transaction lists. Every command takes the top-level `uniqueness_token`: a repeat within
  * the hour is a 409.
  */
 export function registerLedgerRoutes(app: Hono<HttpAppEnv>): void {

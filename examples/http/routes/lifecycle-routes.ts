@@ -13,9 +13,9 @@ import {
 } from '../wire-bridge.js';
 import { subscriptionBody } from './subscription-routes.js';
 
-/** The message of a delayed cancellation (the SDK reads a non-empty `message`, real-clients §4). */
+/** The message of a delayed cancellation (the SDK reads a non-empty `message`). */
 export const DELAYED_CANCEL_MESSAGE = 'This subscription will be canceled at the end of the current billing period.';
-/** The message of undoing a delayed cancellation (reference §4.2, OAS). */
+/** The message of undoing a delayed cancellation (the service's wording). */
 export const UNDO_DELAYED_CANCEL_MESSAGE = 'This subscription will no longer be canceled';
 
 /**

@@ -3,7 +3,7 @@ import { type HttpAppEnv, idParam, JSON_SEGMENT, readJsonBody, sendJson, wireCon
 import { noteRequest, pageOf, pageQuery, parseWireRequest, serializeNote, uniquenessTokenOf } from '../wire-bridge.js';
 import { queryOf } from './route-params.js';
 
-/** Notes on a subscription (spec §2 Note): create, list, read, update and delete. */
+/** Notes on a subscription: create, list, read, update and delete. */
 export function registerNoteRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/subscriptions/:id/notes.json', async (c) => {
     const id = idParam(c, 'id', 'Subscription');

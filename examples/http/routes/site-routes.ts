@@ -7,7 +7,7 @@ import { parseQueryString, serializeSite } from '../wire-bridge.js';
 export function registerSiteRoutes(app: Hono<HttpAppEnv>, engine: BillingEngine): void {
   app.get('/site.json', async (c) => sendJson(200, serializeSite(await c.var.site.info())));
 
-  // The SDK posts this with an empty body typed as a form (real-clients §3 row 26); the body is not read.
+  // The SDK posts this with an empty body typed as a form; the body is not read.
   app.post('/sites/clear_data.json', async (c) => {
     const site = await c.var.site.info();
     // Clearing is for test data; the hosted service refuses it on a live site (403), and so must we,

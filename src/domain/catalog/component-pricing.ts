@@ -87,7 +87,7 @@ export function parseComponentPricing(input: ComponentPricingInput): ComponentPr
 }
 
 /**
- * The bracket rules of reference §10.1, as service-style messages on a collector: at least one
+ * The service's bracket rules, as service-style messages on a collector: at least one
  * bracket; per_unit has exactly one; no overlaps; no gaps; only the last bracket may be open-ended;
  * quantities are whole numbers from 1 and a bracket ends at or after its start; unit prices are
  * decimals of at most four places and at least {@link MIN_UNIT_PRICE}. The first bracket may

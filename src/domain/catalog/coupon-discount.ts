@@ -122,7 +122,7 @@ export function computeDiscount(
 }
 
 /**
- * The problems with adding coupons to a subscription that already has some (reference §6: several
+ * The problems with adding coupons to a subscription that already has some (several
  * coupons only if each is stackable), as the service words them in `add_coupon` errors. Empty when
  * the combination is allowed.
  */

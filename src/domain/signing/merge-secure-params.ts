@@ -20,8 +20,8 @@ function deepMerge(base: FormParams, override: FormParams, skipKey?: string): Fo
 
 /**
  * The parameters a direct-post request is processed with: the normal form params deep-merged with the
- * parsed `secure[data]`, where a secure value overrides the normal value at the same path (spec §4
- * rule 3; `signup[product][handle]` from secure data beats the form field). Objects merge key by key;
+ * parsed `secure[data]`, where a secure value overrides the normal value at the same path
+ * (`signup[product][handle]` from secure data beats the form field). Objects merge key by key;
  * any other value, lists included, is replaced whole so a form field cannot append to a signed list.
  * A top-level `redirect_uri` in the normal params is dropped because the service reads it only from
  * secure data; otherwise anyone could redirect a signed post anywhere. Inputs are
@@ -109,7 +109,7 @@ function overridden(secure: FormValue, path: FormPath): boolean {
  * ({@link CUSTOMER_TYPED_SIGNUP_FIELDS}); anything else (`signup[product][id]` beside a signed
  * handle, `signup[customer][id]`, `signup[coupon_code]`, `signup[subscription][next_billing_at]`,
  * components, metafields, fields this list does not know) is returned, paths starting at `signup`.
- * A field that secure data overrides (spec §4 secure data rule 3) takes no effect and is not
+ * A field that secure data overrides takes no effect and is not
  * returned. When secure data signs nothing of the bill, the form is the merchant's unsigned form
  * (the spec shows `signup[product][handle]` as a normal field) and nothing is returned. Fields
  * outside `signup` are never read by a signup and are not judged. Pure; inputs are not modified.

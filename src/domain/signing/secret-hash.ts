@@ -12,7 +12,7 @@ export function sha256Hex(text: string): string {
  * one we generated ourselves with at least 128 bits from a CSPRNG, so brute force and rainbow tables
  * are hopeless regardless of hash speed, and authenticating a request stays a microsecond operation.
  * Never use it for human-chosen passwords. The shared key and `api_secret` are not hashed at all,
- * because HMAC needs them in the clear (DESIGN §3 "Secrets").
+ * because HMAC needs them in the clear.
  */
 export function hashSecret(secret: string): string {
   return sha256Hex(secret);

@@ -16,8 +16,8 @@ export function encodeSecureData(data: FormInput): string {
 }
 
 /**
- * Parses a posted `secure[data]` string into a plain nested object (spec §4 secure data rules 1, 2
- * and 5): `=` may be omitted for an empty value, `+` is a space, bracket nesting gives objects and
+ * Parses a posted `secure[data]` string into a plain nested object:
+ * `=` may be omitted for an empty value, `+` is a space, bracket nesting gives objects and
  * `hobbies[0]` / `hobbies[]` give lists. At most 1000 pairs and 10 bracket levels are expanded, and
  * prototype-shadowing keys are dropped. Verify the signature over the raw string before trusting this.
  */

@@ -114,7 +114,7 @@ export function transition(from: SubscriptionState, event: LifecycleEvent): Subs
 
 /**
  * The state a canceled subscription returns to when it is resumed within its canceled period
- * (reference §4.2: "previous state; billing dates unchanged"): the state before the cancellation
+ * (it returns to its previous state, billing dates unchanged): the state before the cancellation
  * when that was live, otherwise `active` (a subscription canceled while on hold comes back active).
  */
 export function resumeCanceled(from: SubscriptionState, previous: SubscriptionState | undefined): SubscriptionState {

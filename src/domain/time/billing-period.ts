@@ -16,7 +16,7 @@ export interface BillingPeriod {
 
 /**
  * Boundary `index` of the periods anchored at `anchor`: anchor + index × interval on the wall clock
- * of `zone` (the engine's default rule, DESIGN §3). Each boundary is computed from the anchor, never
+ * of `zone` (the engine's default rule). Each boundary is computed from the anchor, never
  * from the previous boundary, so a Jan 31 anchor renews Feb 28, Mar 31, Apr 30 and never drifts.
  * `index` 0 is the anchor itself; negative indexes count back before it.
  */

@@ -5,7 +5,7 @@ import { assertTimeZone } from './time-zone.js';
 import { fromWallClock, toWallClock } from './wall-clock.js';
 
 /**
- * A calendar-billing day (`snap_day`, reference §9.3): a day of the month from 1 to 28, which every
+ * A calendar-billing day (`snap_day`): a day of the month from 1 to 28, which every
  * month has, or `'end'` for each month's last day.
  */
 export type SnapDay = number | 'end';

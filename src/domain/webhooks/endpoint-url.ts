@@ -5,7 +5,7 @@ import { literalAddressScope } from './ip-address.js';
 /** Longest endpoint URL accepted; longer ones are almost certainly mistakes and bloat every webhook record. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
-/** The ports spec §6 and §8 allow for webhook endpoints. */
+/** The ports allowed for webhook endpoints. */
 export const WEBHOOK_PORTS: readonly number[] = [80, 443];
 
 /** What the URL rules depend on. */
@@ -64,7 +64,7 @@ export function isPublicHost(hostname: string): boolean {
 }
 
 /**
- * Checks a webhook endpoint URL against spec §6 and returns it trimmed: absolute `http`/`https`;
+ * Checks a webhook endpoint URL against the endpoint rules and returns it trimmed: absolute `http`/`https`;
  * publicly reachable; port 80 or 443 only; plain HTTP only on a test site, HTTPS on a live one. A
  * loopback receiver on any port is allowed only with `allowLocalReceivers` and only in test mode.
  * The `{signature_hmac_sha_256}` template variable may appear anywhere (it is filled in per

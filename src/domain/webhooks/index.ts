@@ -1,7 +1,7 @@
 /**
  * Webhook rules as pure functions: endpoint URL rules, the addresses a webhook may be
  * sent to, event subscriptions, the retry schedule and endpoint health, and the
- * payload and body of each event's webhook in the service's form shape (reference §3.1, §3.4). No
+ * payload and body of each event's webhook in the service's form shape. No
  * clock, no I/O: the webhook service loads records, resolves and sends; these decide what is sent,
  * when, and where.
  */

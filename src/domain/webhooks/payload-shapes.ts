@@ -19,7 +19,7 @@ import { formatWebhookTimestamp } from '../time/index.js';
  */
 export type WebhookCompat = 'spec' | 'chargify';
 
-/** The zone of webhook timestamps under `chargify` compatibility (reference §3.1: "US Eastern time"). */
+/** The zone of webhook timestamps under `chargify` compatibility (the service writes them in US Eastern time). */
 export const CHARGIFY_WEBHOOK_TIME_ZONE = 'America/New_York';
 
 /** The site a webhook is about, and how to spell its values. */

@@ -19,7 +19,7 @@ export interface EndpointHealthPolicy {
   readonly pausedAttempts: number;
 }
 
-/** The reference §3.3 health rules. */
+/** The service's endpoint health rules: paused after 25 failures, then 24 retries 2 h apart, disabled after 50. */
 export const DEFAULT_ENDPOINT_HEALTH: EndpointHealthPolicy = {
   pauseAfter: 25,
   disableAfter: 50,
@@ -102,7 +102,7 @@ export function requeueWindowMs(policy: WebhookRetryPolicy): number {
 }
 
 /**
- * Whether a failed delivery counts against a paused endpoint (reference §3.3: paused endpoints are
+ * Whether a failed delivery counts against a paused endpoint (paused endpoints are
  * retried every 2 h, 24 tries over 48 h, and disabled past 50 failures). At most one failure counts
  * per paused interval, the first one at least `pausedRetryMs` after the last counted one
  * (`lastCountedAt`: when the endpoint was paused or last counted), so an endpoint is disabled only

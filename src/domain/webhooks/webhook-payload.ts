@@ -44,7 +44,7 @@ export interface WebhookPayloadNeeds {
 
 /**
  * Newer events whose payload is flat and already in the service's shape when recorded, with an
- * ISO 8601 UTC `timestamp` (reference §3.1, §3.4); they get only `event_id` appended.
+ * ISO 8601 UTC `timestamp`; they get only `event_id` appended.
  */
 const FLAT_EVENTS: ReadonlySet<string> = new Set([
   'component_allocation_change',
@@ -200,7 +200,7 @@ function subscriptionEvent(
 }
 
 /**
- * The `payload` of an event's webhook in the service's shape (reference §3.1, §3.4):
+ * The `payload` of an event's webhook in the service's shape:
  * subscription events carry the whole subscription (customer, product and card nested) plus what
  * the event adds (`previous_product`, `transaction`, ...); customer events the customer; the newer
  * flat events (`component_allocation_change`, `metered_usage`, `refund_*`) their recorded fields
