@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { parseMajorAmount, parseMinorAmount } from '../domain/money/index.js';
 import { endOfLocalDay, parseLocalDate } from '../domain/time/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
+import { isOpenAttempt, lookUpByKey, reconcileByKey } from '../payments/collect.js';
 import type { ChargeResult, RefundResult } from '../ports/gateway.js';
 import type {
   DueWorkRecord,
   PaymentAttemptRecord,
-  PaymentAttemptStatus,
   SiteRecord,
   SubscriptionRecord,
   SubscriptionState,
@@ -506,20 +506,18 @@ export class LedgerService {
         data: { payload: work.payload },
       });
     }
-    const attempt = await this.#deps.storage.transaction((tx) => tx.payments.findByKey(work.siteId, plan.key));
-    if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
-    if (plan.type === 'uncommitted') return this.#refundIfTaken(work.siteId, plan);
     if (plan.type === 'charge') {
-      const known = await this.#lookup(plan.key);
-      if (known?.outcome === 'unknown') return 'unknown';
-      const result: SettledCharge = known ?? {
-        outcome: 'error',
-        message: 'The gateway has no record of the charge.',
-      };
-      const settled = await this.#settleCharge(work.siteId, plan, result);
+      // The same opening as every reconciliation of a lost answer: by key, never a new charge.
+      const finding = await reconcileByKey(this.#deps.storage, this.#deps.gateway, work.siteId, plan.key);
+      if (finding.kind !== 'known') return finding.kind;
+      if (finding.result.outcome === 'unknown') return 'unknown';
+      const settled = await this.#settleCharge(work.siteId, plan, finding.result);
       if (settled === 'settled') return 'settled';
       return settled.error ? 'failed' : 'succeeded';
     }
+    const attempt = await this.#deps.storage.transaction((tx) => tx.payments.findByKey(work.siteId, plan.key));
+    if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
+    if (plan.type === 'uncommitted') return this.#refundIfTaken(work.siteId, plan);
     const site = await this.#deps.storage.transaction((tx) => tx.sites.findById(work.siteId));
     const payment = await this.#deps.storage.transaction((tx) => tx.ledger.findById(work.siteId, plan.paymentId));
     if (!site || !payment?.gatewayTransactionId) return 'unknown';
@@ -536,7 +534,7 @@ export class LedgerService {
    * for it is refunded; an attempt the gateway never saw is marked failed. Never charged again.
    */
   async #refundIfTaken(siteId: number, plan: UncommittedPaymentPlan): Promise<ReconcileOutcome> {
-    const known = await this.#lookup(plan.key);
+    const known = await lookUpByKey(this.#deps.gateway, plan.key);
     if (known?.outcome === 'unknown') return 'unknown';
     let chargeId: string | null = null;
     let message = `The gateway has no record of the charge; the ${purposeOf(plan.key)} did not complete.`;
@@ -844,10 +842,6 @@ function scheduleReconcile(
 /** What an attempt key paid for (`signup:…`, `migration:…`), for messages. */
 function purposeOf(key: string): string {
   return key.slice(0, Math.max(0, key.indexOf(':'))) || 'payment';
-}
-
-function isOpenAttempt(status: PaymentAttemptStatus): boolean {
-  return status === 'pending' || status === 'unknown';
 }
 
 /** The plan stored in a reconciliation row, or undefined when the payload is not one. */
