@@ -14,6 +14,8 @@ export const SUBDOMAIN = 'crashco';
 /** How the book is shaped; every variant is exercised by a share of its subscriptions. */
 export interface BookShape {
   readonly subscriptions: number;
+  /** The card numbers signups use and the one that declines every renewal; default the test gateway's. */
+  readonly cards?: { readonly ok: string; readonly declining: string };
 }
 
 /**
@@ -86,12 +88,13 @@ export async function seedBook(
     productFamilyId: family.id,
   });
   const handles = ['weekly', 'basic', 'team'] as const;
+  const cards = shape.cards ?? { ok: '4111111111111111', declining: '2' };
   for (let i = 0; i < shape.subscriptions; i++) {
     const handle = handles[i % 3]!;
     const created = await site.subscriptions.create({
       productHandle: handle,
       customer: { firstName: 'Crash', lastName: `Customer ${i}`, email: `crash${i}@example.com`, reference: `c-${i}` },
-      creditCard: { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2040 },
+      creditCard: { fullNumber: cards.ok, expirationMonth: 12, expirationYear: 2040 },
       ...(i % 4 === 1 ? { couponCode: 'LAUNCH' } : {}),
       ...(handle === 'team'
         ? { components: [{ componentId: seats.component.id, allocatedQuantity: 1 + (i % 4) }] }
@@ -104,7 +107,11 @@ export async function seedBook(
     // Every eighth customer's card is swapped for one that declines: renewals fail, dunning retries
     // twice a day apart, then the subscription is cancelled.
     if (i % 8 === 7) {
-      await site.subscriptions.updateCard(id, { fullNumber: '2', expirationMonth: 12, expirationYear: 2040 });
+      await site.subscriptions.updateCard(id, {
+        fullNumber: cards.declining,
+        expirationMonth: 12,
+        expirationYear: 2040,
+      });
     }
     if (i % 11 === 4) await site.subscriptions.cancelAtEndOfPeriod(id, { cancellationMessage: 'Leaving' });
     clock.advance({ minutes: 7 });

@@ -9,6 +9,7 @@ import { createBillingEngine, ManualClock, type Storage } from 'billing-engine';
 import { createPostgresStorage } from 'billing-engine/adapters/postgres';
 import { createSqliteStorage } from 'billing-engine/adapters/sqlite';
 import pg from 'pg';
+import { createStripeGateway } from '../../gateways/stripe/index.js';
 import { createRemoteGateway } from './remote-gateway.js';
 
 /** Where the database is, where the gateway is, and this incarnation's clock. */
@@ -16,7 +17,10 @@ export type CrashChildArgs = (
   | { readonly dialect: 'sqlite'; readonly file: string }
   | { readonly dialect: 'postgres'; readonly url: string; readonly schema: string }
 ) & {
-  readonly gatewayUrl: string;
+  /** The test gateway served by the test process, or the Stripe gateway over the test's fake Stripe. */
+  readonly gateway:
+    | { readonly kind: 'remote'; readonly url: string }
+    | { readonly kind: 'stripe'; readonly apiKey: string; readonly host: string; readonly port: number };
   /** The incarnation's clock: later for each restart, so the leases of a killed one have lapsed. */
   readonly now: string;
   /** Bill what is due up to this instant. */
@@ -42,10 +46,19 @@ function open(args: CrashChildArgs): Storage {
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2] ?? '') as CrashChildArgs;
   const storage = open(args);
+  const clock = new ManualClock(args.now);
+  const gateway =
+    args.gateway.kind === 'remote'
+      ? createRemoteGateway(args.gateway.url)
+      : createStripeGateway({
+          apiKey: args.gateway.apiKey,
+          stripeConfig: { host: args.gateway.host, port: args.gateway.port, protocol: 'http', timeout: 120_000 },
+          clock,
+        });
   const engine = createBillingEngine({
     storage,
-    clock: new ManualClock(args.now),
-    gateway: createRemoteGateway(args.gatewayUrl),
+    clock,
+    gateway,
     webhooks: { allowLocalReceivers: true, timeoutMs: 5_000 },
   });
   await storage.transaction((tx) => tx.sites.list());

@@ -8,19 +8,25 @@
  * ledger chain balanced, no attempt left unresolved, every event delivered to the receiver.
  *
  * The payment gateway and the webhook receiver live in the test process: a real gateway keeps the
- * money it took when the merchant's process dies.
+ * money it took when the merchant's process dies. With `{ gateway: 'stripe' }` each billing process
+ * charges through the Stripe gateway and the real `stripe` client, against the fake Stripe served
+ * by the test process, whose records (PaymentIntents, idempotency keys) outlive the kills as
+ * Stripe's would; the checks then read the money taken from those records, and add that each key
+ * made one PaymentIntent at most.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { createBillingEngine, createTestGateway, ManualClock, type Storage, type TestGateway } from 'billing-engine';
+import { createBillingEngine, createTestGateway, ManualClock, type PaymentGateway, type Storage } from 'billing-engine';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStripeGateway } from '../../gateways/stripe/index.js';
 import { balanceDelta } from '../../src/domain/ledger/balance-delta.js';
 import type { TransactionType } from '../../src/ports/billing-records.js';
 import { mulberry32 } from '../../src/test-gateway.js';
+import { startFakeStripe } from '../support/fake-stripe/fake-stripe.js';
 import { ok, Receiver } from '../support/loopback-receiver.js';
 import { BILL_UNTIL, BOOK_START, type BookShape, seedBook } from './crash-book.js';
 import type { CrashChildArgs, CrashChildSummary } from './crash-child.js';
@@ -48,6 +54,106 @@ export interface CrashHarness {
   readonly skipReason?: string;
   create(label: string): Promise<CrashDatabase>;
   close?(): Promise<void>;
+}
+
+/** Which payment gateway the billing processes charge. */
+export type CrashGatewayKind = 'test' | 'stripe';
+
+/** Options of {@link crashSuite}. */
+export interface CrashSuiteOptions {
+  /**
+   * `test` (default): the test gateway, served by the test process. `stripe`: the Stripe gateway in
+   * each billing process, over a fake Stripe served by the test process (its records outlive kills).
+   */
+  readonly gateway?: CrashGatewayKind;
+}
+
+/** Money the gateway took, by the engine's idempotency key. */
+type Charges = ReadonlyMap<string, { readonly amountInCents: number; readonly transactionId: string }>;
+
+/** The gateway side of one crash run: lives in the test process, outside the processes that are killed. */
+interface GatewayWorld {
+  /** The gateway the test process seeds the book with. */
+  readonly seedGateway: PaymentGateway;
+  /** How the billing processes reach the gateway. */
+  readonly child: CrashChildArgs['gateway'];
+  /** Charge calls received, including repeats of a key after a restart. */
+  readonly chargeCalls: number;
+  /** Money taken by key; keys that took money more than once are in `takenTwice`. */
+  charges(): Charges;
+  /** Keys under which the gateway took money (or, at Stripe, made a PaymentIntent) more than once: must stay empty. */
+  takenTwice(): string[];
+  /** Gateway records that differ from the gateway's published shapes (must stay empty). */
+  drift(): readonly string[];
+  close(): Promise<void>;
+}
+
+type OnCharge = () => { fate: ChargeFate; kill?: () => Promise<void> };
+
+const STRIPE_TEST_KEY = 'sk_test_crashSuite';
+/** The engine's key behind a PaymentIntent's metadata (the gateway prefixes its namespace). */
+const STRIPE_KEY = /^billing-engine:(.*)$/;
+
+async function gatewayWorld(kind: CrashGatewayKind, onCharge: OnCharge): Promise<GatewayWorld> {
+  if (kind === 'test') {
+    const gateway = createTestGateway();
+    const server = await serveGateway(gateway, onCharge);
+    return {
+      seedGateway: gateway,
+      child: { kind: 'remote', url: server.url },
+      get chargeCalls() {
+        return server.chargeCalls;
+      },
+      charges: () => gateway.charges,
+      // The test gateway answers a repeat of a charged key with the first charge: it cannot take twice.
+      takenTwice: () => [],
+      drift: () => [],
+      close: () => server.close(),
+    };
+  }
+  const fake = await startFakeStripe();
+  let chargeCalls = 0;
+  fake.intercept((request) => {
+    if (request.route !== 'POST /v1/payment_intents') return undefined;
+    chargeCalls += 1;
+    const { fate, kill } = onCharge();
+    if (fate === 'answer') return undefined;
+    return { drop: fate === 'kill-before-charge' ? 'before' : 'after', ...(kill ? { beforeDrop: kill } : {}) };
+  });
+  const succeeded = () =>
+    [...fake.paymentIntents.values()]
+      .filter((intent) => intent.status === 'succeeded')
+      .map((intent) => ({ key: STRIPE_KEY.exec(intent.metadata.billing_engine_key ?? '')?.[1] ?? '?', intent }));
+  return {
+    seedGateway: createStripeGateway({
+      apiKey: STRIPE_TEST_KEY,
+      stripeConfig: { ...fake.stripeConfig, timeout: 120_000 },
+      // The book is seeded with Stripe's test card numbers (test mode only).
+      allowRawCardsInTestMode: true,
+    }),
+    child: { kind: 'stripe', apiKey: STRIPE_TEST_KEY, host: '127.0.0.1', port: fake.port },
+    get chargeCalls() {
+      return chargeCalls;
+    },
+    charges: () =>
+      new Map(
+        succeeded().map(({ key, intent }) => [
+          key,
+          { amountInCents: intent.amount_received, transactionId: intent.id },
+        ]),
+      ),
+    // One Idempotency-Key, one PaymentIntent: a key behind two (whatever their status) was sent twice as new.
+    takenTwice: () => {
+      const seen = new Map<string, number>();
+      for (const intent of fake.paymentIntents.values()) {
+        const key = intent.metadata.billing_engine_key ?? '?';
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      }
+      return [...seen].filter(([, n]) => n > 1).map(([key]) => key);
+    },
+    drift: () => fake.drift,
+    close: () => fake.close(),
+  };
 }
 
 /** How many kills the run must survive, and of which kinds at least. */
@@ -100,14 +206,14 @@ class BillingProcesses {
   private constructor(
     private readonly bundle: string,
     private readonly database: CrashDatabase,
-    readonly gateway: TestGateway,
-    private readonly gatewayServer: Awaited<ReturnType<typeof serveGateway>>,
+    readonly gateway: GatewayWorld,
   ) {}
 
-  static async start(bundle: string, database: CrashDatabase, gateway: TestGateway): Promise<BillingProcesses> {
+  /** The gateway is up before the processes (the book is seeded through it); charges reach the processes' kill plans. */
+  static async start(bundle: string, database: CrashDatabase, kind: CrashGatewayKind): Promise<BillingProcesses> {
     let self: BillingProcesses | undefined;
-    const server = await serveGateway(gateway, () => self!.#onCharge());
-    self = new BillingProcesses(bundle, database, gateway, server);
+    const gateway = await gatewayWorld(kind, () => (self ? self.#onCharge() : { fate: 'answer' }));
+    self = new BillingProcesses(bundle, database, gateway);
     return self;
   }
 
@@ -138,7 +244,7 @@ class BillingProcesses {
     this.#killedByUs = false;
     const args: CrashChildArgs = {
       ...this.database.location,
-      gatewayUrl: this.gatewayServer.url,
+      gateway: this.gateway.child,
       now: new Date(Date.parse(BILL_UNTIL) + this.#incarnation * RESTART_STEP_MS).toISOString(),
       until: BILL_UNTIL,
     } as CrashChildArgs;
@@ -188,11 +294,11 @@ class BillingProcesses {
   }
 
   get chargeCalls(): number {
-    return this.gatewayServer.chargeCalls;
+    return this.gateway.chargeCalls;
   }
 
   close(): Promise<void> {
-    return this.gatewayServer.close();
+    return this.gateway.close();
   }
 }
 
@@ -290,7 +396,7 @@ const SIGNUP_KEY = /signup:[0-9a-f-]{36}/g;
  * the order in which a batch interleaves them depends on where batches start, which a restart
  * moves; each payment is matched to its gateway charge by key in `expectSound` instead.
  */
-const GATEWAY_ID = /\b(ch|rf)_\d{6}\b/g;
+const GATEWAY_ID = /\b(ch|rf|pi|re)_(?:\d{6}|fake\d{14})\b/g;
 
 /** Ledger row ids inside event payloads: numbered by the sequence, which a rolled-back insert advances on Postgres. */
 function blankLedgerIds(value: unknown, parent = ''): unknown {
@@ -308,8 +414,14 @@ function blankLedgerIds(value: unknown, parent = ''): unknown {
 const num = (value: unknown) => Number(value);
 
 /** The crash test for one storage. */
-export function crashSuite(harness: CrashHarness, shape: BookShape = { subscriptions: 48 }): void {
-  const title = `crash safety on ${harness.name}: SIGKILL during a billing run`;
+export function crashSuite(
+  harness: CrashHarness,
+  shape: BookShape = { subscriptions: 48 },
+  options: CrashSuiteOptions = {},
+): void {
+  const kind = options.gateway ?? 'test';
+  const name = kind === 'test' ? harness.name : `${harness.name} with the ${kind} gateway`;
+  const title = `crash safety on ${name}: SIGKILL during a billing run`;
   if (harness.skipReason !== undefined) {
     describe(title, () => {
       it.skip(`skipped: ${harness.skipReason}`, () => {});
@@ -335,14 +447,19 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
 
       const book = async (label: string) => {
         const db = await harness.create(label);
-        const gateway = createTestGateway();
+        const processes = await BillingProcesses.start(bundle, db, kind);
+        const gateway = processes.gateway;
         const receiver = await new Receiver(ok).start();
         const clock = new ManualClock(BOOK_START);
         const storage = await db.open();
-        const engine = createBillingEngine({ storage, clock, gateway, webhooks: { allowLocalReceivers: true } });
+        const engine = createBillingEngine({
+          storage,
+          clock,
+          gateway: gateway.seedGateway,
+          webhooks: { allowLocalReceivers: true },
+        });
         await seedBook(engine, clock, shape, receiver.url);
         await storage.close();
-        const processes = await BillingProcesses.start(bundle, db, gateway);
         return { db, gateway, receiver, processes };
       };
 
@@ -376,7 +493,7 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
       const after = kills.filter((k) => k.kind === 'kill-after-charge').length;
       const before = kills.filter((k) => k.kind === 'kill-before-charge').length;
       console.info(
-        `[crash tests] ${harness.name}: ${kills.length} kills (${after} after the gateway took a charge, ${before} before it saw one, ${kills.length - after - before} at random instants); ` +
+        `[crash tests] ${name}: ${kills.length} kills (${after} after the gateway took a charge, ${before} before it saw one, ${kills.length - after - before} at random instants); ` +
           `${crashed.processes.chargeCalls} charge calls against ${control.processes.chargeCalls} uncrashed; ` +
           `${actual.ledger!.length} ledger lines and ${actual.outbox!.length} events (uncrashed: ${expected.ledger!.length} and ${expected.outbox!.length}); ${context}`,
       );
@@ -407,10 +524,12 @@ export function crashSuite(harness: CrashHarness, shape: BookShape = { subscript
 /** Invariants that hold for any correct billing run, crashed or not. */
 async function expectSound(
   db: CrashDatabase,
-  gateway: TestGateway,
+  gateway: GatewayWorld,
   receiver: Receiver,
   context: string,
 ): Promise<void> {
+  expect(gateway.takenTwice(), `keys that took money twice; ${context}`).toEqual([]);
+  expect(gateway.drift(), `gateway records unlike the real gateway's; ${context}`).toEqual([]);
   const received = new Map<string, string[]>();
   for (const hit of receiver.hits) received.set(hit.id ?? '?', [...(received.get(hit.id ?? '?') ?? []), hit.body]);
   const ledger = await db.rows(
@@ -437,7 +556,7 @@ async function expectSound(
     const id = String(p.gateway_transaction_id);
     byGatewayId.set(id, [...(byGatewayId.get(id) ?? []), num(p.amount_in_cents)]);
   }
-  const taken = [...gateway.charges];
+  const taken = [...gateway.charges()];
   expect(byGatewayId.size, `ledger payments vs gateway charges; ${context}`).toBe(taken.length);
   for (const [key, charge] of taken) {
     expect(byGatewayId.get(charge.transactionId), `gateway charge ${key}; ${context}`).toEqual([charge.amountInCents]);

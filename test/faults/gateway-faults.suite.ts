@@ -1,8 +1,10 @@
 import {
   type BillingEngine,
   BillingError,
+  type ChargeCall,
   createBillingEngine,
   createTestGateway,
+  type GatewayFault,
   ManualClock,
   type PaymentGateway,
   type Storage,
@@ -44,6 +46,65 @@ export const FAULTS: GatewayFaults = {
   keyPrefixes: ['renewal:', 'dunning:', 'charge:'],
 };
 
+/**
+ * The gateway a book is billed through, and what the checks read from it: the test gateway, or
+ * the Stripe gateway over the fake Stripe (`stripe-faults.ts`), with the same faults and records.
+ */
+export interface FaultyGateway {
+  /** What the engine charges. */
+  readonly gateway: PaymentGateway;
+  /** The card number signups use (one that pays). */
+  readonly cardNumber: string;
+  /** Declines the next `times` (default 1) charges whose key starts with `keyPrefix`. */
+  declineNext(keyPrefix: string, times?: number): void;
+  /** Stops the faults for good. */
+  stopFaults(): void;
+  /** Every charge that took money, by idempotency key. */
+  readonly charges: ReadonlyMap<string, { readonly amountInCents: number; readonly transactionId: string }>;
+  /** How many times `charge` was called, including repeats of one key. */
+  readonly chargeCalls: number;
+  /** Every `charge` call in order, with its answer. */
+  readonly calls: readonly ChargeCall[];
+  /** Every fault injected, in order. */
+  readonly faults: readonly GatewayFault[];
+  /** Invariants of the gateway's own records, checked after the run. */
+  expectSound?(): void;
+  close?(): Promise<void>;
+}
+
+/** How a suite gets its gateway: with the faults (or none, for the control) on the book's clock. */
+export interface FaultyGatewayKind {
+  readonly name: string;
+  create(faults: GatewayFaults | undefined, clock: ManualClock): Promise<FaultyGateway>;
+}
+
+/** The built-in test gateway, whose seeded faults are drawn in call order. */
+export const testGatewayKind: FaultyGatewayKind = {
+  name: 'test gateway',
+  async create(faults) {
+    const gateway = createTestGateway(faults === undefined ? {} : { faults });
+    return {
+      gateway,
+      cardNumber: VISA.fullNumber,
+      declineNext: (keyPrefix, times) =>
+        gateway.injectFailure({ outcome: 'declined', keyPrefix, ...(times === undefined ? {} : { times }) }),
+      stopFaults: () => gateway.setFaults(undefined),
+      get charges() {
+        return gateway.charges;
+      },
+      get chargeCalls() {
+        return gateway.chargeCalls;
+      },
+      get calls() {
+        return gateway.calls;
+      },
+      get faults() {
+        return gateway.faults;
+      },
+    };
+  },
+};
+
 /** Which book entries get what. */
 const isTeam = (i: number) => i % 3 === 0;
 const productOf = (i: number) => (isTeam(i) ? 'team' : i % 3 === 1 ? 'basic' : 'pro');
@@ -72,7 +133,7 @@ interface Intent {
 interface BookRun {
   readonly engine: BillingEngine;
   readonly storage: Storage;
-  readonly gateway: TestGateway;
+  readonly gateway: FaultyGateway;
   readonly siteId: number;
   /** Subscription id of each book entry. */
   readonly ids: readonly number[];
@@ -82,11 +143,15 @@ interface BookRun {
   readonly merchant: { pendingAnswers: number; immediateFailures: number; reconciledFailures: number };
 }
 
-async function runBook(storage: Storage, faults: GatewayFaults | undefined): Promise<BookRun> {
+async function runBook(
+  storage: Storage,
+  faults: GatewayFaults | undefined,
+  kind: FaultyGatewayKind = testGatewayKind,
+): Promise<BookRun> {
   const clock = new ManualClock(START);
   // Created with the faults (which also records every call), so they apply from the first charge.
-  const gateway = createTestGateway(faults === undefined ? {} : { faults });
-  const engine = createBillingEngine({ storage, clock, gateway });
+  const gateway = await kind.create(faults, clock);
+  const engine = createBillingEngine({ storage, clock, gateway: gateway.gateway });
   const { site } = await engine.sites.create({
     subdomain: 'faults',
     currency: 'USD',
@@ -181,19 +246,19 @@ async function runBook(storage: Storage, faults: GatewayFaults | undefined): Pro
         const created = await acme.subscriptions.create({
           productHandle: productOf(i),
           customer: { firstName: 'Book', lastName: `Entry ${i}`, email: `entry${i}@example.com`, reference: `e${i}` },
-          creditCard: VISA,
+          creditCard: { ...VISA, fullNumber: gateway.cardNumber },
           ...(coupon === undefined ? {} : { couponCode: coupon }),
           ...(isTeam(i) ? { components: [{ componentId: seats.component.id, allocatedQuantity: 1 + (i % 5) }] } : {}),
         });
         const id = created.subscription.id;
         ids.push(id);
         if (i === DECLINED_ONCE) {
-          gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${id}:2` });
-          gateway.injectFailure({ outcome: 'declined', keyPrefix: `dunning:${id}:2:1` });
+          gateway.declineNext(`renewal:${id}:2`);
+          gateway.declineNext(`dunning:${id}:2:1`);
         }
         if (i === DECLINED_FOR_GOOD) {
-          gateway.injectFailure({ outcome: 'declined', keyPrefix: `renewal:${id}:3` });
-          gateway.injectFailure({ outcome: 'declined', keyPrefix: `dunning:${id}:3:`, times: DUNNING.retryCount });
+          gateway.declineNext(`renewal:${id}:3`);
+          gateway.declineNext(`dunning:${id}:3:`, DUNNING.retryCount);
         }
       }
       if (CHARGE_DAYS.includes(day)) {
@@ -216,7 +281,7 @@ async function runBook(storage: Storage, faults: GatewayFaults | undefined): Pro
     await chase();
     if (faults && at >= FAULTS_END && callsWithFaults === 0) {
       callsWithFaults = gateway.calls.length;
-      gateway.setFaults(undefined);
+      gateway.stopFaults();
     }
   }
   return { engine, storage, gateway, siteId: site.id, ids, intents, callsWithFaults, merchant };
@@ -339,14 +404,18 @@ function expectedPath(f: SubscriptionFacts, trial: boolean): { path: string[]; e
 // ---------------------------------------------------------------------------------------------
 
 /** A book billed for six months through a gateway that fails a quarter of its calls, on one adapter. */
-export function gatewayFaultsSuite(harness: StorageHarness): void {
-  describe(`gateway faults (${harness.name})`, () => {
+export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayKind = testGatewayKind): void {
+  const title = kind === testGatewayKind ? harness.name : `${harness.name}, ${kind.name}`;
+  describe(`gateway faults (${title})`, () => {
     it('bills every period once, takes no money twice and records every lost answer exactly once', async () => {
-      const control = await runBook(createMemoryStorage(), undefined);
+      const control = await runBook(createMemoryStorage(), undefined, kind);
       const storage = await harness.create();
+      let faultedGateway: FaultyGateway | undefined;
       try {
-        const run = await runBook(storage, FAULTS);
+        const run = await runBook(storage, FAULTS, kind);
         const gateway = run.gateway;
+        faultedGateway = gateway;
+        gateway.expectSound?.();
         const [faulted, expected] = [await facts(run), await facts(control)];
 
         // The faults really happened, in the proportion asked, on every path worth testing.
@@ -380,7 +449,7 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
           renewalUnknown: kinds(unknown, 'renewal:'),
           dunningUnknown: kinds(unknown, 'dunning:'),
         };
-        console.log(`[gateway faults ${harness.name}] ${JSON.stringify(figures)}`);
+        console.log(`[gateway faults ${title}] ${JSON.stringify(figures)}`);
         expect(share).toBeGreaterThan(0.15);
         expect(share).toBeLessThan(0.35);
         for (const prefix of ['renewal:', 'charge:']) {
@@ -528,9 +597,7 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
           }
         }
 
-        console.log(
-          `[gateway faults ${harness.name}] state paths ${JSON.stringify(dunning)}; dunning canceled ${exhausted}`,
-        );
+        console.log(`[gateway faults ${title}] state paths ${JSON.stringify(dunning)}; dunning canceled ${exhausted}`);
         // Errors sent renewals into soft failure, and dunning brought them back.
         expect(dunning.soft_failure ?? 0).toBeGreaterThan(1);
         expect(dunning.past_due).toBeGreaterThanOrEqual(2);
@@ -546,8 +613,13 @@ export function gatewayFaultsSuite(harness: StorageHarness): void {
       } finally {
         await (harness.destroy ? harness.destroy(storage) : storage.close());
         await control.storage.close();
+        await faultedGateway?.close?.();
+        await control.gateway.close?.();
       }
     }, 300_000);
+
+    // The signup cases below drive the test gateway's own hooks; they run once per storage.
+    if (kind !== testGatewayKind) return;
 
     // A signup's payment has no subscription to settle against until the signup is written, so a
     // lost answer is looked up at once, and what stays unknown (or a process that died between the

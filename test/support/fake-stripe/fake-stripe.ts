@@ -39,6 +39,12 @@ export interface FakeStripe {
   delayNext(fault: { route: RegExp; ms: number; times?: number }): void;
   /** Forgets every fault not yet used. */
   clearFaults(): void;
+  /**
+   * Decides the fate of each request from the request itself (its route, idempotency key and
+   * parameters), before the faults above: for faults chosen by key rather than by call order, and
+   * for the crash tests, which kill the client process while its request is in flight.
+   */
+  intercept(interceptor: Interceptor | undefined): void;
   /** Hides objects created from now on from Search until {@link FakeStripe.indexSearch} (Search lags at Stripe). */
   pauseSearchIndexing(): void;
   /** Makes every object created so far searchable. */
@@ -52,6 +58,33 @@ export interface LoggedRequest {
   readonly idempotencyKey: string | undefined;
   readonly body: string;
 }
+
+/** A request as an {@link Interceptor} sees it. */
+export interface InterceptedRequest {
+  /** `METHOD /path`, for example `POST /v1/payment_intents`. */
+  readonly route: string;
+  readonly idempotencyKey: string | undefined;
+  /** The form body, parsed. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The query string, parsed (Search's `query`). */
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
+/** What happens to one intercepted request; nothing set: it is served normally. */
+export interface Interception {
+  /** Answer with this error before doing anything (not saved for idempotency). */
+  readonly fail?: 429 | 500 | 503;
+  /** Close the connection before doing anything, or after executing (a lost answer). */
+  readonly drop?: 'before' | 'after';
+  /** Executed as a card the issuer declines (a new PaymentIntent only; a replay keeps its first answer). */
+  readonly decline?: boolean;
+  /** A Search answered as if nothing were indexed yet (Search lags at Stripe). */
+  readonly unindexed?: boolean;
+  /** Awaited just before the connection is closed by `drop`. */
+  readonly beforeDrop?: () => Promise<void>;
+}
+
+export type Interceptor = (request: InterceptedRequest) => Interception | undefined | Promise<Interception | undefined>;
 
 interface Fault {
   readonly route: RegExp;
@@ -158,6 +191,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const idempotent = new Map<string, { params: unknown; route: string; status: number; body: string }>();
   const searchable = new Set<string>();
   let indexing = true;
+  let interceptor: Interceptor | undefined;
+  /** Set while a request the interceptor declines (or blinds Search for) is executed. */
+  let declining = false;
+  let unindexed = false;
   let sequence = 0;
   const newId = (prefix: string) => `${prefix}_fake${String(++sequence).padStart(14, '0')}`;
   const created = () => 1_767_225_600 + sequence;
@@ -310,14 +347,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       intent.status = 'requires_confirmation';
       return checked(intent);
     }
-    const behaviour = cardOf.get(method.id)?.behaviour ?? 'ok';
+    const card = declining ? TEST_PAYMENT_METHODS.pm_card_chargeDeclined! : cardOf.get(method.id);
+    const behaviour = card?.behaviour ?? 'ok';
     if (behaviour === 'authentication' && String(params.off_session) !== 'true') {
       intent.status = 'requires_action';
       intent.next_action = { type: 'use_stripe_sdk', use_stripe_sdk: {} };
       return checked(intent);
     }
     if (behaviour !== 'ok') {
-      const failure = cardFailure(cardOf.get(method.id)!, method);
+      const failure = cardFailure(card!, method);
       intent.status = 'requires_payment_method';
       intent.last_payment_error = failure.body as unknown as Stripe.PaymentIntent.LastPaymentError;
       throw new StripeFailure(402, { ...failure.body, payment_intent: checked(intent) });
@@ -369,7 +407,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (!clause) throw invalidRequest(`The fake supports only metadata['key']:'value' queries, not ${query}`);
     const [, key, value] = clause;
     const wanted = value!.replace(/\\(.)/g, '$1');
-    const data = [...paymentIntents.values()].filter((i) => searchable.has(i.id) && i.metadata[key!] === wanted);
+    const data = [...paymentIntents.values()].filter(
+      (i) => !unindexed && searchable.has(i.id) && i.metadata[key!] === wanted,
+    );
     return {
       object: 'search_result',
       data: data.map(checked),
@@ -439,7 +479,26 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       send(401, JSON.stringify({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } }));
       return;
     }
-    const fault = takeFault(routeName);
+    const params = qs.parse(body, { depth: 10 }) as Record<string, unknown>;
+    const intercepted =
+      interceptor === undefined
+        ? undefined
+        : await interceptor({
+            route: routeName,
+            idempotencyKey,
+            params,
+            query: qs.parse(url.search.slice(1)) as Record<string, unknown>,
+          });
+    const fault: Pick<Fault, 'kind' | 'status' | 'ms'> | undefined =
+      intercepted?.fail !== undefined
+        ? { kind: 'fail', status: intercepted.fail }
+        : intercepted?.drop !== undefined
+          ? { kind: intercepted.drop === 'before' ? 'drop-before' : 'drop' }
+          : takeFault(routeName);
+    const drop = async () => {
+      await intercepted?.beforeDrop?.();
+      req.socket.destroy();
+    };
     if (fault?.kind === 'fail') {
       const type = fault.status === 429 ? 'invalid_request_error' : 'api_error';
       const code = fault.status === 429 ? { code: 'rate_limit' } : {};
@@ -450,10 +509,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return;
     }
     if (fault?.kind === 'drop-before') {
-      req.socket.destroy();
+      await drop();
       return;
     }
-    const params = qs.parse(body, { depth: 10 }) as Record<string, unknown>;
     let status = 200;
     let payload: string;
     const saved = idempotencyKey === undefined ? undefined : idempotent.get(idempotencyKey);
@@ -470,22 +528,27 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         );
         return;
       }
-      if (fault?.kind === 'drop') req.socket.destroy();
+      if (fault?.kind === 'drop') await drop();
       else send(saved.status, saved.body, true);
       return;
     }
     try {
+      declining = intercepted?.decline === true;
+      unindexed = intercepted?.unindexed === true;
       payload = JSON.stringify(route(method, url.pathname, params, url.search.slice(1)));
     } catch (error) {
       if (!(error instanceof StripeFailure)) throw error;
       status = error.status;
       payload = JSON.stringify({ error: error.body });
+    } finally {
+      declining = false;
+      unindexed = false;
     }
     // Stripe saves the answer of every request that began executing, failures included.
     if (idempotencyKey !== undefined && method === 'POST')
       idempotent.set(idempotencyKey, { params, route: routeName, status, body: payload });
     if (fault?.kind === 'drop') {
-      req.socket.destroy();
+      await drop();
       return;
     }
     if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
@@ -515,6 +578,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     delayNext: ({ route: r, ms, times }) => faults.push({ route: r, kind: 'delay', ms, left: times ?? 1 }),
     clearFaults() {
       faults.length = 0;
+    },
+    intercept(next) {
+      interceptor = next;
     },
     pauseSearchIndexing() {
       indexing = false;
