@@ -877,7 +877,7 @@ async function writeAllocation(
       extra,
     );
   } else if (plan.change.creditInCents > 0) {
-    // Credits carry a negative amount, as the service shows them (reference T2).
+    // Credits carry a negative amount, as the service shows them.
     ledgerLine = line(
       subscription,
       'credit',

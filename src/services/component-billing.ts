@@ -88,7 +88,7 @@ export interface SignupComponentsPlan {
  * planning transaction; it reads only). Each component must exist in the product's family and not
  * be archived ("Component: '<id or handle>' does not exist." / "... has been archived."), appear
  * once, and have a whole non-negative quantity; an on/off component takes only 0 or 1, reported in
- * the service's allocation object form (reference T14). With `chargeNow`, quantity-based and
+ * the service's allocation object form. With `chargeNow`, quantity-based and
  * on/off components are charged for the first period in advance at the component's current
  * version (in full, or prorated like the baseline for a short first period); metered components
  * only start their balance (billed in arrears at renewal) and are never charged here. Zero charges

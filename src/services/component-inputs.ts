@@ -21,7 +21,7 @@ export const LIVE_STATES: readonly SubscriptionState[] = ['active', 'trialing', 
 /** The message of a change to a subscription that is not live. */
 export const NOT_ELIGIBLE = 'This subscription is not eligible for allocation changes.';
 
-/** The service's message for an on/off quantity other than 0 or 1 (reference T14). */
+/** The service's message for an on/off quantity other than 0 or 1. */
 export const ON_OFF_MESSAGE = 'Quantity: must be either 1 (on) or 0 (off).';
 
 /**

@@ -6,7 +6,7 @@ import { defineWireRequest, isPlainObject, parseWireParams } from './wire-reques
 import { wireBoolean, wireDecimal, wireId, wireText } from './wire-scalars.js';
 
 // `amount` (major units) and `amount_in_cents` pass through as sent; null is kept as null because
-// `{"amount": null}` must reach the engine to get its "Amount: is not a number." (reference T3).
+// `{"amount": null}` must reach the engine to get its "Amount: is not a number.".
 const amountShape = {
   amount: wireDecimal.nullish(),
   amount_in_cents: wireDecimal.nullish(),

@@ -58,8 +58,8 @@ function collected(effect: AllocationEffect): boolean {
 /**
  * Component allocations and metered usage of a subscription: one allocation, bulk
  * allocations, their preview and history, usage records, and the subscription's components. A 422
- * about an allocation's values has the service's allocation object shape, naming the component
- * (reference T14); one about the subscription as a whole (not live) is a plain message list. The
+ * about an allocation's values has the service's allocation object shape, naming the component;
+ * one about the subscription as a whole (not live) is a plain message list. The
  * commands take the top-level `uniqueness_token`: a repeat within the hour is a 409.
  */
 export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {

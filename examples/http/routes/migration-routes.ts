@@ -12,7 +12,7 @@ import { subscriptionBody } from './subscription-routes.js';
  * Prorated product migrations: the migration itself, which answers with the
  * subscription, and its preview, which answers `{"migration":{...}}` with integer cents and changes
  * nothing. Without a body both ask for no product, which the engine answers with its
- * "Product must be specified" (reference T10).
+ * "Product must be specified".
  */
 export function registerMigrationRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/subscriptions/:id/migrations.json', async (c) => {
