@@ -511,8 +511,9 @@ export interface InvoicesTable {
   id: IdColumn;
   site_id: Int8Column;
   uid: string;
-  sequence_number: Int8Column;
-  number: string;
+  /** Null (with `number`) while the invoice is a draft (migration 8). */
+  sequence_number: ColumnType<Int8Value | null, number | null, number | null>;
+  number: string | null;
   subscription_id: Int8Column;
   customer_id: Int8Column;
   status: string;

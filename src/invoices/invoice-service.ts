@@ -12,7 +12,7 @@ import type { LedgerService } from '../services/ledger-service.js';
 import { post } from '../services/posting.js';
 import { loadSite } from '../services/site-lookup.js';
 import { line, loadSubscription, type SubscriptionDeps } from '../services/subscription-service.js';
-import { addDays } from './issuing.js';
+import { type DraftLine, insertDraftInvoice } from './issuing.js';
 import type {
   AdhocInvoiceInput,
   CreditNoteRecord,
@@ -162,6 +162,18 @@ export class InvoiceService {
       const site = await loadSite(ctx.tx, subdomain);
       const invoice = await loadInvoice(ctx.tx, site.id, uid);
       if (typeof reason !== 'string' || reason.trim() === '') throw invalid('Reason: cannot be blank.', 'reason');
+      if (invoice.status === 'draft') {
+        // Nothing of a draft is on the ledger: it is voided as it stands, without a number.
+        const voided = { ...invoice, status: 'voided' as const, dueInCents: 0, updatedAt: ctx.now };
+        await ctx.tx.invoices.update(voided);
+        await ctx.tx.invoices.appendEvent(site.id, {
+          invoiceUid: invoice.uid,
+          eventType: 'void_invoice',
+          data: { reason: reason.trim(), credits_returned_in_cents: 0 },
+          createdAt: ctx.now,
+        });
+        return loadInvoice(ctx.tx, site.id, uid);
+      }
       if (invoice.status !== 'open') throw invalid(`Invoice: a ${invoice.status} invoice cannot be voided.`);
       if (invoice.paidInCents > 0)
         throw invalid('Invoice: an invoice with payments cannot be voided; refund the payments first.');
@@ -182,6 +194,7 @@ export class InvoiceService {
       const site = await loadSite(ctx.tx, subdomain);
       const invoice = await loadInvoice(ctx.tx, site.id, uid);
       if (invoice.status !== 'voided') throw invalid(`Invoice: a ${invoice.status} invoice cannot be reopened.`);
+      if (invoice.number === null) throw invalid('Invoice: a voided draft cannot be reopened; create a new invoice.');
       const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
       if (subscription.state === 'cancelled' || subscription.state === 'expired')
         throw invalid('Invoice: the subscription is closed; its invoices cannot be reopened.');
@@ -194,36 +207,77 @@ export class InvoiceService {
     });
   }
 
-  /** Drafts are never made (automatic and ad-hoc invoices are issued at once), so there is nothing to issue. */
+  /**
+   * Issues a draft: its lines are posted to the ledger as `adhoc` charges (through `post()`, which
+   * turns the draft into the invoice of those lines with the site's next number), and it is open,
+   * or paid when the subscription's credit covers it.
+   */
   issue(subdomain: string, uid: string): Promise<InvoiceRecord> {
-    return this.#read(async (ctx) => {
+    return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const invoice = await loadInvoice(ctx.tx, site.id, uid);
-      throw invalid(`Invoice: a ${invoice.status} invoice cannot be issued; only drafts can.`);
+      if (invoice.status !== 'draft')
+        throw invalid(`Invoice: a ${invoice.status} invoice cannot be issued; only drafts can.`);
+      const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
+      if (subscription.state === 'cancelled' || subscription.state === 'expired')
+        throw invalid('This subscription is not eligible to accept charges.');
+      const lines = invoice.lineItems.map((item) =>
+        line(subscription, 'charge', 'adhoc', item.totalInCents, item.title, ctx.now),
+      );
+      await post(ctx.tx, lines, { role: 'adhoc', memo: invoice.memo, issueDraftUid: invoice.uid });
+      return loadInvoice(ctx.tx, site.id, uid);
     });
   }
 
-  /** Records money received outside the gateway against an open invoice (a `manual` payment line). */
-  recordPayment(subdomain: string, uid: string, input: InvoicePaymentInput): Promise<InvoiceRecord> {
+  /** Deletes a draft; nothing of it is on the ledger. Only drafts can be deleted. */
+  deleteDraft(subdomain: string, uid: string): Promise<void> {
     return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const invoice = await loadInvoice(ctx.tx, site.id, uid);
+      if (invoice.status !== 'draft')
+        throw invalid(`Invoice: a ${invoice.status} invoice cannot be deleted; only drafts can.`);
+      if (!(await ctx.tx.invoices.deleteDraft(site.id, invoice.id)))
+        throw new BillingError('internal', `The draft invoice ${invoice.uid} could not be deleted.`);
+    });
+  }
+
+  /**
+   * Pays an open invoice: `external` (the default) records money received outside the gateway (a
+   * `manual` payment line); `payment` charges the subscription's card through the one collection
+   * path (the ledger's `payInvoice`: attempt committed, gateway called outside any transaction,
+   * outcome committed), and a decline rejects with `payment_declined` and leaves the invoice as it
+   * was. Either way the payment pays this invoice, never more than its due amount.
+   */
+  async recordPayment(subdomain: string, uid: string, input: InvoicePaymentInput): Promise<InvoiceRecord> {
+    const method = input?.method ?? 'external';
+    const checked = await runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const invoice = await loadInvoice(ctx.tx, site.id, uid);
       const errors = new ValidationCollector();
       const amount = positiveAmount(input?.amountInCents, errors);
-      const method = input?.method ?? 'external';
-      if (method !== 'external')
-        errors.add('Method: only external payments can be recorded against an invoice.', 'method');
+      if (method !== 'external' && method !== 'payment')
+        errors.add("Method: must be 'external' or 'payment'.", 'method');
       if (input?.memo !== undefined && typeof input.memo !== 'string') errors.add('Memo: must be a string.', 'memo');
       errors.throwIfAny();
       if (invoice.status !== 'open') throw invalid(`Invoice: a ${invoice.status} invoice cannot take payments.`);
       if (amount > invoice.dueInCents) throw invalid("Amount: cannot exceed the invoice's due amount.", 'amount');
-      const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
       const memo = input.memo ?? `Payment for invoice ${invoice.number}`;
-      await post(ctx.tx, [line(subscription, 'payment', 'manual', amount, memo, ctx.now, { success: true })], {
-        payInvoiceUid: invoice.uid,
-      });
-      return loadInvoice(ctx.tx, site.id, uid);
+      if (method === 'external') {
+        const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
+        await post(ctx.tx, [line(subscription, 'payment', 'manual', amount, memo, ctx.now, { success: true })], {
+          payInvoiceUid: invoice.uid,
+        });
+      }
+      return { invoice, amount, memo };
     });
+    if (method === 'payment') {
+      await this.#ledger.payInvoice(subdomain, checked.invoice.subscriptionId, {
+        invoiceUid: checked.invoice.uid,
+        amountInCents: checked.amount,
+        memo: checked.memo,
+      });
+    }
+    return this.get(subdomain, uid);
   }
 
   /**
@@ -279,7 +333,10 @@ export class InvoiceService {
     });
   }
 
-  /** An invoice of lines the merchant bills now: each line a `charge` of kind `adhoc`, issued open. */
+  /**
+   * An invoice of lines the merchant bills now: each line a `charge` of kind `adhoc`, issued open;
+   * or, with `status: 'draft'`, a draft kept off the ledger and without a number until `issue`.
+   */
   createAdhoc(subdomain: string, subscriptionId: number, input: AdhocInvoiceInput): Promise<InvoiceRecord> {
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
@@ -288,6 +345,9 @@ export class InvoiceService {
       const items = Array.isArray(input?.lineItems) ? input.lineItems : [];
       if (items.length === 0) errors.add('Line items: at least one is required.', 'line_items');
       const lines: NewTransaction[] = [];
+      const drafted: DraftLine[] = [];
+      const status = input?.status ?? 'open';
+      if (status !== 'open' && status !== 'draft') errors.add("Status: must be 'open' or 'draft'.", 'status');
       items.forEach((item, index) => {
         const at = `line_items[${index}]`;
         if (typeof item?.title !== 'string' || item.title.trim() === '')
@@ -301,21 +361,38 @@ export class InvoiceService {
           const total = item.unitPriceInCents * Number(quantity);
           if (!Number.isSafeInteger(total))
             errors.add(`Line item ${index + 1}: the amount is too large.`, `${at}.unit_price`);
-          else lines.push(line(subscription, 'charge', 'adhoc', total, item.title.trim(), ctx.now));
+          else if (typeof item.title === 'string' && item.title.trim() !== '') {
+            lines.push(line(subscription, 'charge', 'adhoc', total, item.title.trim(), ctx.now));
+            drafted.push({
+              title: item.title.trim(),
+              description: typeof item.description === 'string' ? item.description : 'adhoc',
+              quantity,
+              unitPriceInCents: item.unitPriceInCents,
+              totalInCents: total,
+            });
+          }
         }
       });
       if (input?.netTerms !== undefined && (!Number.isSafeInteger(input.netTerms) || input.netTerms < 0))
         errors.add('Net terms: must be a non-negative whole number of days.', 'net_terms');
       if (subscription.state === 'cancelled' || subscription.state === 'expired')
         errors.add('This subscription is not eligible to accept charges.');
+      if (input?.memo !== undefined && typeof input.memo !== 'string') errors.add('Memo: must be a string.', 'memo');
       errors.throwIfAny();
-      const written = await post(ctx.tx, lines, { role: 'adhoc', memo: input.memo ?? '' });
+      const netTerms = input.netTerms === undefined ? {} : { netTermsDays: input.netTerms };
+      if (status === 'draft')
+        return insertDraftInvoice(
+          ctx.tx,
+          site,
+          subscription,
+          { lines: drafted, memo: input.memo ?? '', ...netTerms },
+          ctx.now,
+        );
+      const written = await post(ctx.tx, lines, { role: 'adhoc', memo: input.memo ?? '', ...netTerms });
       const invoices = await ctx.tx.invoices.listForSubscription(site.id, subscription.id);
       const issued = invoices.find((i) => i.lineItems.some((item) => item.transactionId === written[0]!.id));
       if (issued === undefined) throw new BillingError('internal', 'The ad-hoc invoice was not issued.');
-      if (input.netTerms === undefined) return issued;
-      const withTerms = { ...issued, dueDate: addDays(issued.issueDate, input.netTerms) };
-      return (await ctx.tx.invoices.update(withTerms)) ?? withTerms;
+      return issued;
     });
   }
 
@@ -426,6 +503,7 @@ export function bindInvoices(service: InvoiceService, subdomain: string): Invoic
     refund: (uid, input) => service.refund(subdomain, uid, input),
     reopen: (uid) => service.reopen(subdomain, uid),
     issue: (uid) => service.issue(subdomain, uid),
+    deleteDraft: (uid) => service.deleteDraft(subdomain, uid),
     createAdhoc: (subscriptionId, input) => service.createAdhoc(subdomain, subscriptionId, input),
     listCreditNotes: (query) => service.listCreditNotes(subdomain, query),
     getCreditNote: (uid) => service.getCreditNote(subdomain, uid),

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { localDateString } from '../domain/time/index.js';
+import type { NewInvoice } from '../ports/invoice-records.js';
 import type {
   CustomerRecord,
   SiteRecord,
@@ -52,8 +53,15 @@ export interface DocumentOptions {
   readonly voidInvoiceUid?: string;
   /** The post restores this voided invoice's lines: it becomes `open` again. */
   readonly reopenInvoiceUid?: string;
+  /** Days until due of the issued invoice; default the site's net terms (a draft keeps its own). */
+  readonly netTermsDays?: number;
   /** Why (void, reopen), for the invoice's events. */
   readonly reason?: string;
+  /**
+   * The billed lines issue this draft invoice (its uid, titles, quantities and terms kept; it takes
+   * the next number) instead of a new one. Its line items are the lines, in order.
+   */
+  readonly issueDraftUid?: string;
 }
 
 /** Ledger kinds of adjustments that are billed: a coupon's discount and a migration's prorated credit. */
@@ -405,6 +413,105 @@ function lineItemOf(line: TransactionRecord, subscription: SubscriptionRecord): 
   };
 }
 
+/** Whole days from one `YYYY-MM-DD` to another. */
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/** A posted line's item with what the merchant wrote on the draft: title, description, quantity, unit price. */
+function fromDraft(item: InvoiceLineItem, drafted: InvoiceLineItem): InvoiceLineItem {
+  return {
+    ...item,
+    title: drafted.title,
+    description: drafted.description,
+    quantity: drafted.quantity,
+    unitPriceInCents: drafted.unitPriceInCents,
+  };
+}
+
+/** One line of a draft ad-hoc invoice: what will be charged when it is issued. */
+export interface DraftLine {
+  readonly title: string;
+  readonly description: string;
+  readonly quantity: string;
+  readonly unitPriceInCents: number;
+  readonly totalInCents: number;
+}
+
+/**
+ * Stores a draft ad-hoc invoice: nothing is posted and no number is taken (both happen when it is
+ * issued, through `post()` with `issueDraftUid`); the snapshots, totals and dates are what they
+ * would be if it were issued now, and are taken again at issue. No event is sent for a draft.
+ */
+export async function insertDraftInvoice(
+  tx: StorageTransaction,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  draft: { readonly lines: readonly DraftLine[]; readonly memo: string; readonly netTermsDays?: number },
+  now: Date,
+): Promise<InvoiceRecord> {
+  const scope = new PostScope(tx, site.id);
+  const { snapshot } = await customerSnapshot(scope, subscription);
+  const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  const product = await tx.catalog.findProduct(site.id, subscription.productId);
+  const family = product === undefined ? undefined : await tx.catalog.findFamily(site.id, product.familyId);
+  const total = draft.lines.reduce((sum, l) => sum + l.totalInCents, 0);
+  const issueDate = localDateString(now, site.timeZone);
+  return tx.invoices.insert({
+    uid: documentUid('inv'),
+    siteId: site.id,
+    subscriptionId: subscription.id,
+    customerId: subscription.customerId,
+    number: null,
+    sequenceNumber: null,
+    status: 'draft',
+    role: 'adhoc',
+    collectionMethod: subscription.paymentProfileId === null ? 'remittance' : 'automatic',
+    issueDate,
+    dueDate: addDays(issueDate, draft.netTermsDays ?? invoiceTerms(site).netTermsDays),
+    paidDate: null,
+    currency: site.currency,
+    memo: draft.memo,
+    seller: sellerOf(site),
+    customer: snapshot,
+    productName: version?.terms.name ?? null,
+    productFamilyName: family?.name ?? null,
+    periodIndex: null,
+    periodStart: null,
+    periodEnd: null,
+    lineItems: draft.lines.map((l) => ({
+      transactionId: null,
+      title: l.title,
+      description: l.description,
+      quantity: l.quantity,
+      unitPriceInCents: l.unitPriceInCents,
+      subtotalInCents: l.totalInCents,
+      discountInCents: 0,
+      taxInCents: 0,
+      totalInCents: l.totalInCents,
+      periodStart: null,
+      periodEnd: null,
+      productId: null,
+      componentId: null,
+      kind: 'adhoc',
+    })),
+    discounts: [],
+    taxes: [],
+    credits: [],
+    payments: [],
+    subtotalInCents: total,
+    discountInCents: 0,
+    taxInCents: 0,
+    totalInCents: total,
+    creditInCents: 0,
+    paidInCents: 0,
+    refundInCents: 0,
+    dueInCents: total,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
 /** Issues the invoice of a post's billed lines: numbered, snapshotted, open (or paid when nothing is due). */
 async function issueInvoice(
   scope: PostScope,
@@ -433,8 +540,14 @@ async function issueInvoice(
   const taxTotal = taxes.reduce((sum, t) => sum + t.amountInCents, 0);
   const total = subtotal - discount + taxTotal;
   const terms = invoiceTerms(site);
+  const draft =
+    options.issueDraftUid === undefined ? undefined : await tx.invoices.findByUid(siteId, options.issueDraftUid);
+  if (options.issueDraftUid !== undefined && (draft?.status !== 'draft' || draft.lineItems.length !== lineItems.length))
+    throw new Error(`Invoice ${options.issueDraftUid} is not a draft of these lines.`);
   const sequence = await tx.invoices.nextSequence(siteId, 'invoice');
   const issueDate = localDateString(now, site.timeZone);
+  const netTermsDays =
+    draft === undefined ? (options.netTermsDays ?? terms.netTermsDays) : daysBetween(draft.issueDate, draft.dueDate);
   const version = await tx.catalog.findProductVersion(siteId, subscription.productId, subscription.productVersion);
   const product = await tx.catalog.findProduct(siteId, subscription.productId);
   const family = product === undefined ? undefined : await tx.catalog.findFamily(siteId, product.familyId);
@@ -444,8 +557,8 @@ async function issueInvoice(
   );
   const inCurrentPeriod = periodIndex !== null && periodIndex === subscription.periodIndex;
   const nothingDue = total <= 0;
-  const invoice = await tx.invoices.insert({
-    uid: documentUid('inv'),
+  const record: NewInvoice = {
+    uid: draft?.uid ?? documentUid('inv'),
     siteId,
     subscriptionId: subscription.id,
     customerId: subscription.customerId,
@@ -455,10 +568,10 @@ async function issueInvoice(
     role: options.role ?? roleOf(billed, subscription),
     collectionMethod: subscription.paymentProfileId === null ? 'remittance' : 'automatic',
     issueDate,
-    dueDate: addDays(issueDate, terms.netTermsDays),
+    dueDate: addDays(issueDate, netTermsDays),
     paidDate: nothingDue ? issueDate : null,
     currency: site.currency,
-    memo: options.memo ?? '',
+    memo: options.memo ?? draft?.memo ?? '',
     seller: sellerOf(site),
     customer: snapshot,
     productName: version?.terms.name ?? null,
@@ -466,7 +579,7 @@ async function issueInvoice(
     periodIndex,
     periodStart: inCurrentPeriod ? subscription.currentPeriodStartedAt : null,
     periodEnd: inCurrentPeriod ? subscription.currentPeriodEndsAt : null,
-    lineItems,
+    lineItems: draft === undefined ? lineItems : lineItems.map((item, k) => fromDraft(item, draft.lineItems[k]!)),
     discounts,
     taxes,
     credits: [],
@@ -479,9 +592,20 @@ async function issueInvoice(
     paidInCents: 0,
     refundInCents: 0,
     dueInCents: Math.max(0, total),
-    createdAt: now,
+    createdAt: draft?.createdAt ?? now,
     updatedAt: now,
-  });
+  };
+  const invoice =
+    draft === undefined ? await tx.invoices.insert(record) : await tx.invoices.update({ ...record, id: draft.id });
+  if (invoice === undefined) throw new Error(`Draft invoice ${draft?.uid} vanished while issuing.`);
+  if (draft !== undefined) {
+    await tx.invoices.appendEvent(siteId, {
+      invoiceUid: invoice.uid,
+      eventType: 'change_invoice_status',
+      data: { from_status: 'draft', to_status: invoice.status },
+      createdAt: now,
+    });
+  }
   await tx.invoices.appendEvent(siteId, {
     invoiceUid: invoice.uid,
     eventType: 'issue_invoice',

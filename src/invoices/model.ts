@@ -10,7 +10,10 @@
  */
 import type { AddressFields } from '../ports/billing-records.js';
 
-/** As the hosted service names them. `draft` is never produced by automatic billing. */
+/**
+ * As the hosted service names them. `draft` is never produced by automatic billing: only an ad-hoc
+ * invoice created as a draft is one, until it is issued (or voided or deleted).
+ */
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'voided' | 'canceled';
 
 /** Where an invoice came from. */
@@ -37,8 +40,11 @@ export interface InvoiceCustomerSnapshot {
 
 /** One billed line: a charge (positive) or a credit from proration (negative total). */
 export interface InvoiceLineItem {
-  /** The ledger line this item shows; every charge/credit line is on exactly one invoice. */
-  readonly transactionId: number;
+  /**
+   * The ledger line this item shows; every charge/credit line is on exactly one invoice. Null on a
+   * draft, whose lines are posted when it is issued.
+   */
+  readonly transactionId: number | null;
   readonly title: string;
   readonly description: string;
   /** Decimal string, as the service shows quantities ("1", "2.5"). */
@@ -99,13 +105,17 @@ export interface InvoiceRecord {
   readonly siteId: number;
   readonly subscriptionId: number;
   readonly customerId: number;
-  /** The site's prefix (may be empty) and its gap-free sequence number, e.g. `INV-42`. */
-  readonly number: string;
-  readonly sequenceNumber: number;
+  /**
+   * The site's prefix (may be empty) and its gap-free sequence number, e.g. `INV-42`. Null while
+   * the invoice is a draft (and for a draft voided before it was issued): the number is taken when
+   * it is issued, and never changes after.
+   */
+  readonly number: string | null;
+  readonly sequenceNumber: number | null;
   readonly status: InvoiceStatus;
   readonly role: InvoiceRole;
   readonly collectionMethod: 'automatic' | 'remittance' | 'prepaid';
-  /** `YYYY-MM-DD` in the site zone. */
+  /** `YYYY-MM-DD` in the site zone; a draft's is the day it was made, set again when it is issued. */
   readonly issueDate: string;
   readonly dueDate: string;
   readonly paidDate: string | null;
@@ -234,8 +244,13 @@ export interface AdhocInvoiceInput {
     readonly unitPriceInCents: number;
   }[];
   readonly memo?: string;
-  /** Days until due; default the site's net terms (0). */
+  /** Days until due; default the site's net terms (0). A draft keeps its terms until it is issued. */
   readonly netTerms?: number;
+  /**
+   * `open` (the default) issues the invoice at once; `draft` keeps it off the ledger, without a
+   * number, until `issue(uid)`.
+   */
+  readonly status?: 'draft' | 'open';
 }
 
 export interface InvoicePaymentInput {
@@ -257,13 +272,21 @@ export interface InvoicesApi {
   list(query?: InvoiceListQuery): Promise<{ readonly invoices: InvoiceRecord[]; readonly total: number }>;
   get(uid: string): Promise<InvoiceRecord>;
   events(uid: string): Promise<InvoiceEventRecord[]>;
-  /** Voids an open invoice: its lines are reversed on the ledger. A paid invoice cannot be voided. */
+  /**
+   * Voids an open invoice: its lines are reversed on the ledger. A paid invoice cannot be voided. A
+   * draft is voided without touching the ledger and keeps no number.
+   */
   void(uid: string, reason: string): Promise<InvoiceRecord>;
   recordPayment(uid: string, input: InvoicePaymentInput): Promise<InvoiceRecord>;
   refund(uid: string, input: InvoiceRefundInput): Promise<{ invoice: InvoiceRecord; creditNote: CreditNoteRecord }>;
   reopen(uid: string): Promise<InvoiceRecord>;
-  /** Issues a draft invoice (ad-hoc invoices may be created as drafts). */
+  /**
+   * Issues a draft invoice (ad-hoc invoices may be created as drafts): its lines are posted to the
+   * ledger, it takes the site's next number and is open (or paid, when credit covers it).
+   */
   issue(uid: string): Promise<InvoiceRecord>;
+  /** Deletes a draft invoice; nothing was posted for it, so the ledger is untouched. Only drafts can be deleted. */
+  deleteDraft(uid: string): Promise<void>;
   createAdhoc(subscriptionId: number, input: AdhocInvoiceInput): Promise<InvoiceRecord>;
   listCreditNotes(query?: {
     readonly subscriptionId?: number;

@@ -87,7 +87,7 @@ export function renderInvoiceHtml(invoice: InvoiceRecord, extras: DocumentRender
   const m = (cents: number) => money(cents, currency);
   const day = (instant: Date) => localDateString(instant, extras.timeZone);
   const facts: [string, string][] = [
-    ['Invoice number', invoice.number],
+    ['Invoice number', invoice.number ?? 'Draft'],
     ['Status', invoice.status],
     ['Issue date', invoice.issueDate],
     ['Due date', invoice.dueDate],
@@ -149,7 +149,7 @@ export function renderInvoiceHtml(invoice: InvoiceRecord, extras: DocumentRender
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Invoice ${invoice.number} - ${invoice.seller.name}</title>
+<title>Invoice ${invoice.number ?? 'draft'} - ${invoice.seller.name}</title>
 <style>${new Markup(STYLE)}</style>
 </head>
 <body>

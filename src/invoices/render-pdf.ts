@@ -237,10 +237,10 @@ export function renderInvoicePdf(invoice: InvoiceRecord, extras: DocumentRenderE
   const currency = invoice.currency;
   const m = (cents: number) => money(cents, currency);
   return drawPdf(
-    { title: `Invoice ${invoice.number}`, author: invoice.seller.name, createdAt: invoice.createdAt },
+    { title: `Invoice ${invoice.number ?? 'draft'}`, author: invoice.seller.name, createdAt: invoice.createdAt },
     (doc) => {
       header(doc, invoice.seller, invoice.status === 'paid' ? 'Invoice (paid)' : 'Invoice', [
-        ['Invoice number', invoice.number],
+        ['Invoice number', invoice.number ?? 'Draft'],
         ['Status', STATUS_WORDS[invoice.status]],
         ['Issue date', invoice.issueDate],
         ['Due date', invoice.dueDate],

@@ -75,7 +75,9 @@ export function computeStatements(
       closedAt: k === last ? null : (next?.createdAt ?? openedAt),
       openingBalanceInCents: opening,
       closingBalanceInCents: balance,
-      invoiceUids: invoices.filter((i) => i.lineItems.some((item) => ids.has(item.transactionId))).map((i) => i.uid),
+      invoiceUids: invoices
+        .filter((i) => i.lineItems.some((item) => item.transactionId !== null && ids.has(item.transactionId)))
+        .map((i) => i.uid),
       transactionIds: inPeriod.map((l) => l.id),
       totalChargesInCents: charges,
       totalPaymentsInCents: payments,

@@ -34,7 +34,7 @@ export interface InvoiceListFilter {
   };
   /** An instant range, `[from, until)`, on one of the record's instants. */
   readonly instants?: { readonly field: 'created_at' | 'updated_at'; readonly from?: Date; readonly until?: Date };
-  /** Order by number (which is issue order). */
+  /** Order by number (which is issue order); drafts, without one, come after every issued invoice, by id. */
   readonly direction: 'asc' | 'desc';
   readonly offset: number;
   readonly limit: number;
@@ -57,13 +57,20 @@ export interface InvoicesRepository {
    * the numbers that commit have no gaps and no repeats.
    */
   nextSequence(siteId: number, series: DocumentSeries): Promise<number>;
-  /** Inserts an invoice. A taken `uid` or `sequenceNumber` of the site gives `conflict`. */
+  /**
+   * Inserts an invoice. A taken `uid` or `sequenceNumber` of the site gives `conflict`; drafts have
+   * no number (null), and any number of them may exist.
+   */
   insert(invoice: NewInvoice): Promise<InvoiceRecord>;
   /**
    * Stores `invoice` over the one with its id (status, amounts, applications and `updatedAt`
-   * change; `uid`, `number` and `createdAt` never do). Undefined when there is no such invoice.
+   * change; `uid` and `createdAt` never do, and `number`/`sequenceNumber` are set once: a stored
+   * number is kept, a draft's null takes the given one when it is issued). Undefined when there is
+   * no such invoice.
    */
   update(invoice: InvoiceRecord): Promise<InvoiceRecord | undefined>;
+  /** Deletes a draft invoice; false (nothing deleted) when there is no such invoice or it is not a draft. */
+  deleteDraft(siteId: number, id: number): Promise<boolean>;
   findById(siteId: number, id: number): Promise<InvoiceRecord | undefined>;
   findByUid(siteId: number, uid: string): Promise<InvoiceRecord | undefined>;
   /** A subscription's invoices by number, of one status when given. */

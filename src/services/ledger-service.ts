@@ -7,6 +7,7 @@ import type { ChargeResult, RefundResult } from '../ports/gateway.js';
 import type {
   DueWorkRecord,
   PaymentAttemptRecord,
+  PaymentProfileRecord,
   SiteRecord,
   SubscriptionRecord,
   SubscriptionState,
@@ -134,6 +135,12 @@ interface ChargePlan {
   readonly chargeInCents: number;
   readonly memo: string;
   readonly accrueOnFailure: boolean;
+  /**
+   * A card payment of this open invoice (`site.invoices.recordPayment` with method `payment`): no
+   * charge line is posted (the invoice already billed its lines), and the payment line, of kind
+   * `invoice_payment`, pays this invoice first.
+   */
+  readonly invoiceUid?: string;
 }
 
 /** What a gateway refund's outcome step needs; also the payload of its reconciliation row. */
@@ -224,8 +231,64 @@ export class LedgerService {
       return { kind: 'pay' as const, site, attempt, plan, profile };
     });
     if (prepared.kind === 'done') return prepared.charge;
+    return (await this.#collectCharge(prepared)).charge!;
+  }
 
+  /**
+   * Pays (part of) an open invoice with the subscription's card, through the same three steps as
+   * a one-time charge: the attempt and its reconciliation committed first, the gateway called
+   * outside any transaction, the outcome committed after. A success posts a `payment` line (kind
+   * `invoice_payment`) that pays the invoice; a decline posts an `info` line and rejects with
+   * `payment_declined`; no answer leaves the attempt to its reconciliation. The invoice must be
+   * the subscription's, open, and owe at least the amount; the caller checks the rest. Returns
+   * the payment line.
+   */
+  async payInvoice(
+    subdomain: string,
+    subscriptionId: number,
+    input: { readonly invoiceUid: string; readonly amountInCents: number; readonly memo: string },
+  ): Promise<TransactionRecord> {
+    const key = `invoice_payment:${subscriptionId}:${randomUUID()}`;
+    const prepared = await runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
+      const invoice = await ctx.tx.invoices.findByUid(site.id, input.invoiceUid);
+      if (invoice === undefined || invoice.subscriptionId !== subscription.id)
+        throw invalid('Invoice: is not a invoice of this subscription.', 'invoice_uid');
+      if (invoice.status !== 'open') throw invalid(`Invoice: a ${invoice.status} invoice cannot take payments.`);
+      if (!Number.isSafeInteger(input.amountInCents) || input.amountInCents <= 0)
+        throw invalid('Amount: must be greater than 0.', 'amount');
+      if (input.amountInCents > invoice.dueInCents)
+        throw invalid("Amount: cannot exceed the invoice's due amount.", 'amount');
+      const plan: ChargePlan = {
+        type: 'charge',
+        key,
+        subscriptionId: subscription.id,
+        chargeInCents: input.amountInCents,
+        memo: input.memo,
+        accrueOnFailure: false,
+        invoiceUid: invoice.uid,
+      };
+      const attempt = await insertAttempt(ctx, site, subscription, key, input.amountInCents, 'charge');
+      await scheduleReconcile(ctx, attempt, plan);
+      const profile =
+        subscription.paymentProfileId === null
+          ? undefined
+          : await ctx.tx.customers.findPaymentProfile(site.id, subscription.paymentProfileId);
+      return { site, attempt, plan, profile };
+    });
+    return (await this.#collectCharge(prepared)).payment!;
+  }
+
+  /** Steps 2 and 3 of a charge (one-time or invoice payment) whose attempt is committed. */
+  async #collectCharge(prepared: {
+    readonly site: SiteRecord;
+    readonly attempt: PaymentAttemptRecord;
+    readonly plan: ChargePlan;
+    readonly profile: PaymentProfileRecord | undefined;
+  }): Promise<{ charge?: TransactionRecord; payment?: TransactionRecord }> {
     const { site, attempt, plan, profile } = prepared;
+    const key = plan.key;
     let result: ChargeResult = profile
       ? await chargeAttempt(this.#deps.gateway, attempt, profile, plan.memo)
       : { outcome: 'error', message: 'No payment profile on file.' };
@@ -252,7 +315,7 @@ export class LedgerService {
       });
     }
     if (settled.error) throw settled.error;
-    return settled.charge!;
+    return settled;
   }
 
   /**
@@ -609,21 +672,31 @@ export class LedgerService {
     siteId: number,
     plan: ChargePlan,
     result: SettledCharge,
-  ): Promise<'settled' | { charge?: TransactionRecord; error?: BillingError }> {
+  ): Promise<'settled' | { charge?: TransactionRecord; payment?: TransactionRecord; error?: BillingError }> {
     return runCommand(this.#deps, async (ctx) => {
       const attempt = await ctx.tx.payments.findByKey(siteId, plan.key);
       if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled' as const;
       const subscription = await loadSubscription(ctx.tx, siteId, plan.subscriptionId);
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
+      const forInvoice = typeof plan.invoiceUid === 'string';
       const chargeLine = line(subscription, 'charge', 'one_time', plan.chargeInCents, plan.memo, ctx.now);
       if (result.outcome === 'success') {
-        const [charge, payment] = await post(ctx.tx, [
-          chargeLine,
-          line(subscription, 'payment', 'one_time', attempt.amountInCents, `Payment for: ${plan.memo}`, ctx.now, {
-            success: true,
-            gatewayTransactionId: result.transactionId,
-          }),
-        ]);
+        const paymentLine = forInvoice
+          ? line(subscription, 'payment', 'invoice_payment', attempt.amountInCents, plan.memo, ctx.now, {
+              success: true,
+              gatewayTransactionId: result.transactionId,
+            })
+          : line(subscription, 'payment', 'one_time', attempt.amountInCents, `Payment for: ${plan.memo}`, ctx.now, {
+              success: true,
+              gatewayTransactionId: result.transactionId,
+            });
+        const written = await post(
+          ctx.tx,
+          forInvoice ? [paymentLine] : [chargeLine, paymentLine],
+          forInvoice ? { payInvoiceUid: plan.invoiceUid! } : {},
+        );
+        const charge = forInvoice ? undefined : written[0];
+        const payment = written.at(-1);
         await ctx.tx.payments.update(siteId, attempt.id, {
           status: 'succeeded',
           gatewayTransactionId: result.transactionId,
@@ -631,13 +704,13 @@ export class LedgerService {
           updatedAt: ctx.now,
         });
         recordPayment(ctx, subscription, payment!, true);
-        return { charge: charge! };
+        return { ...(charge ? { charge } : {}), payment: payment! };
       }
       // The failed payment is recorded as an `info` line: it shows in the ledger but moves no
       // balance and, not being a `payment`, can never be refunded.
       const message = `${result.message} (${plan.memo})`;
       const written = await post(ctx.tx, [
-        ...(plan.accrueOnFailure ? [chargeLine] : []),
+        ...(plan.accrueOnFailure && !forInvoice ? [chargeLine] : []),
         line(subscription, 'info', null, attempt.amountInCents, message, ctx.now, { success: false }),
       ]);
       const info = written.at(-1)!;
@@ -872,6 +945,7 @@ function parsePlan(
       memo,
       chargeInCents: payload.chargeInCents,
       accrueOnFailure: payload.accrueOnFailure === true,
+      ...(typeof payload.invoiceUid === 'string' ? { invoiceUid: payload.invoiceUid } : {}),
     };
   }
   if (type === 'refund' && typeof payload.paymentId === 'number' && typeof payload.amountInCents === 'number') {

@@ -35,6 +35,12 @@ export interface SiteSettingsInput {
   readonly dunning?: Partial<SiteSettings['dunning']>;
   readonly webhooksEnabled?: boolean;
   readonly portal?: Partial<SiteSettings['portal']>;
+  /**
+   * Invoice numbering and terms, for invoices issued from now on (issued ones keep their number
+   * and dates): `prefix` up to 16 letters, digits, `-` and `_` (empty for none); `netTermsDays`
+   * a whole number of days from 0 to 365. A field left out keeps its value.
+   */
+  readonly invoices?: Partial<NonNullable<SiteSettings['invoices']>>;
 }
 
 /** Input of {@link SiteService.create}. */
@@ -415,6 +421,9 @@ function assertMode(value: unknown): SiteMode {
   return value;
 }
 
+/** An invoice number prefix: up to 16 letters, digits, `-` and `_`, or none. */
+const INVOICE_PREFIX = /^[A-Za-z0-9_-]{0,16}$/;
+
 function mergeSettings(base: SiteSettings, input: SiteSettingsInput): SiteSettings {
   const errors = new ValidationCollector();
   const merged: SiteSettings = {
@@ -423,6 +432,16 @@ function mergeSettings(base: SiteSettings, input: SiteSettingsInput): SiteSettin
     webhooksEnabled: input.webhooksEnabled ?? base.webhooksEnabled,
     dunning: { ...base.dunning, ...input.dunning },
     portal: { ...base.portal, ...input.portal },
+    ...(input.invoices === undefined
+      ? base.invoices === undefined
+        ? {}
+        : { invoices: base.invoices }
+      : {
+          invoices: {
+            prefix: input.invoices?.prefix ?? base.invoices?.prefix ?? '',
+            netTermsDays: input.invoices?.netTermsDays ?? base.invoices?.netTermsDays ?? 0,
+          },
+        }),
   };
   if (merged.periodRule !== 'anchor' && merged.periodRule !== 'sticky')
     errors.add("Period rule: must be 'anchor' or 'sticky'.");
@@ -434,6 +453,13 @@ function mergeSettings(base: SiteSettings, input: SiteSettingsInput): SiteSettin
   }
   if (finalAction !== 'canceled' && finalAction !== 'unpaid')
     errors.add("Dunning final action: must be 'canceled' or 'unpaid'.");
+  if (merged.invoices !== undefined) {
+    const { prefix, netTermsDays } = merged.invoices;
+    if (typeof prefix !== 'string' || !INVOICE_PREFIX.test(prefix))
+      errors.add('Invoice prefix: must be at most 16 letters, digits, hyphens and underscores.', 'invoices.prefix');
+    if (!Number.isInteger(netTermsDays) || netTermsDays < 0 || netTermsDays > 365)
+      errors.add('Invoice net terms: must be a whole number of days from 0 to 365.', 'invoices.net_terms_days');
+  }
   for (const flag of [merged.referralsEnabled, merged.webhooksEnabled, ...Object.values(merged.portal)]) {
     if (typeof flag !== 'boolean') {
       errors.add('Settings: flags must be true or false.');

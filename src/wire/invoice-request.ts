@@ -56,9 +56,9 @@ export const invoicePaymentRequest = defineWireRequest('payment', paymentFields)
 
 const paymentTopLevel = z.object(
   {
-    type: wireText.nullish().refine((v) => v == null || v === 'external', {
+    type: wireText.nullish().refine((v) => v == null || v === 'external' || v === 'payment', {
       message:
-        "must be 'external'; card payments, prepayments and service credits on an invoice are not supported by this server yet.",
+        "must be 'external' or 'payment'; prepayments and service credits on an invoice are not supported by this server yet.",
     }),
   },
   { error: 'must be an object.' },
@@ -66,14 +66,15 @@ const paymentTopLevel = z.object(
 
 /**
  * Reads a payment for an invoice into the engine's {@link InvoicePaymentInput}. `type` is the
- * SDK's `InvoicePaymentType`; only `external` (the default) is taken: money received outside the
- * gateway, recorded with its `method` and `details` as the memo when no memo is given. The engine
- * records no other kind against an invoice, so the others are refused here under their own name.
+ * SDK's `InvoicePaymentType`: `external` (the default) is money received outside the gateway,
+ * recorded with its `method` and `details` as the memo when no memo is given; `payment` charges
+ * the subscription's card. The engine records no other kind against an invoice, so the others are
+ * refused here under their own name.
  */
 export function readInvoicePayment(body: unknown, currency: string): InvoicePaymentInput {
   const errors = new ValidationCollector();
   const fields = errors.capture(() => parseWireRequest(invoicePaymentRequest, body));
-  errors.capture(() => parseWireParams(paymentTopLevel, isPlainObject(body) ? body : {}, 'body'));
+  const top = errors.capture(() => parseWireParams(paymentTopLevel, isPlainObject(body) ? body : {}, 'body'));
   const cents = fields === undefined ? undefined : amountInCents(fields.amount, currency, errors, 'payment.amount');
   errors.throwIfAny();
   const payment = fields as z.output<typeof paymentFields>;
@@ -81,7 +82,7 @@ export function readInvoicePayment(body: unknown, currency: string): InvoicePaym
   const memo = payment.memo ?? (described.length > 0 ? described.join(': ') : undefined);
   return {
     amountInCents: cents as number,
-    method: 'external',
+    method: top?.type === 'payment' ? 'payment' : 'external',
     ...(memo === undefined ? {} : { memo }),
   };
 }
@@ -197,7 +198,7 @@ function refuseUnsupported(
   }
 }
 
-/** `POST /subscriptions/{id}/invoices.json`: body `{"invoice":{line_items:[...], memo, net_terms}}`. */
+/** `POST /subscriptions/{id}/invoices.json`: body `{"invoice":{line_items:[...], memo, net_terms, status}}`. */
 export const adhocInvoiceRequest = defineWireRequest('invoice', adhocFields);
 
 // A quantity as the service shows it: a positive decimal written without exponent or sign.
@@ -215,8 +216,8 @@ export function readAdhocInvoice(body: unknown, currency: string): AdhocInvoiceI
   if (fields === undefined) errors.throwIfAny();
   const invoice = fields as z.output<typeof adhocFields>;
   refuseUnsupported(invoice, UNSUPPORTED_ADHOC_FIELDS, 'invoice', errors);
-  if (invoice.status != null && invoice.status !== 'open') {
-    errors.add("Status: must be 'open'; draft invoices are not supported by this server yet.", 'invoice.status');
+  if (invoice.status != null && invoice.status !== 'open' && invoice.status !== 'draft') {
+    errors.add("Status: must be 'open' or 'draft'.", 'invoice.status');
   }
   const lines = invoice.line_items ?? [];
   if (lines.length === 0) errors.add('Line items: must have at least one line.', 'invoice.line_items');
@@ -248,6 +249,7 @@ export function readAdhocInvoice(body: unknown, currency: string): AdhocInvoiceI
     lineItems,
     ...(invoice.memo == null ? {} : { memo: invoice.memo }),
     ...(invoice.net_terms == null ? {} : { netTerms: invoice.net_terms }),
+    ...(invoice.status === 'draft' ? { status: 'draft' as const } : {}),
   };
 }
 

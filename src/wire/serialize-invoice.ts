@@ -63,7 +63,8 @@ export interface InvoiceLineItemJson {
   readonly tiered_unit_price: boolean;
   readonly period_range_start?: string;
   readonly period_range_end?: string;
-  readonly transaction_id: number;
+  /** Absent on a draft's lines, which are not on the ledger yet (the SDK's field is optional, not nullable). */
+  readonly transaction_id?: number;
   readonly product_id: number | null;
   readonly component_id: number | null;
   readonly price_point_id: null;
@@ -129,8 +130,9 @@ export interface InvoiceJson {
   readonly site_id: number;
   readonly customer_id: number;
   readonly subscription_id: number;
-  readonly number: string;
-  readonly sequence_number: number;
+  /** Absent while the invoice is a draft: it has no number yet (the SDK's fields are optional, not nullable). */
+  readonly number?: string;
+  readonly sequence_number?: number;
   readonly transaction_time: string | null;
   readonly created_at: string | null;
   readonly updated_at: string | null;
@@ -257,7 +259,7 @@ function lineItemJson(
     tiered_unit_price: false,
     ...periodDate('period_range_start', item.periodStart, context),
     ...periodDate('period_range_end', item.periodEnd, context),
-    transaction_id: item.transactionId,
+    ...(item.transactionId === null ? {} : { transaction_id: item.transactionId }),
     product_id: item.productId,
     component_id: item.componentId,
     price_point_id: null,
@@ -348,8 +350,8 @@ export function invoiceJson(invoice: InvoiceRecord, context: WireContext): Invoi
     site_id: invoice.siteId,
     customer_id: invoice.customerId,
     subscription_id: invoice.subscriptionId,
-    number: invoice.number,
-    sequence_number: invoice.sequenceNumber,
+    ...(invoice.number === null ? {} : { number: invoice.number }),
+    ...(invoice.sequenceNumber === null ? {} : { sequence_number: invoice.sequenceNumber }),
     transaction_time: wireTimestamp(invoice.createdAt, context),
     created_at: wireTimestamp(invoice.createdAt, context),
     updated_at: wireTimestamp(invoice.updatedAt, context),

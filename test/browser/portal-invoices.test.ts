@@ -27,7 +27,7 @@ describeBrowser('billing portal invoices in Chromium', () => {
 
     expect((await page.goto(url))?.status()).toBe(200);
     const table = page.getByRole('table', { name: 'Invoices' });
-    const row = table.getByRole('row').filter({ hasText: invoice.number });
+    const row = table.getByRole('row').filter({ hasText: invoice.number! });
     await expect(row.getByRole('cell').allTextContents()).resolves.toEqual([
       invoice.number,
       'January 15, 2026',

@@ -255,6 +255,62 @@ describe('invoice routes', () => {
     expect((await json<InvoiceBody>(f, `/invoices/${created.uid}.json`)).status).toBe('open');
   });
 
+  it('creates a draft ad-hoc invoice off the ledger and without a number, and issues it', async () => {
+    const f = fixture();
+    const { sub, invoice: signupInvoice } = await signup(f);
+    const reply = await post(f, `/subscriptions/${sub.id}/invoices.json`, {
+      invoice: {
+        line_items: [{ title: 'Onboarding workshop', quantity: 2, unit_price: '25.00' }],
+        memo: 'Workshop',
+        net_terms: 30,
+        status: 'draft',
+      },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const draft = reply.json<{ invoice: InvoiceBody & Record<string, unknown> }>().invoice;
+    expect(draft).toMatchObject({ status: 'draft', total_amount: '50.00', due_amount: '50.00' });
+    expect(draft).not.toHaveProperty('number');
+    expect(draft).not.toHaveProperty('sequence_number');
+    expect(draft.line_items[0]).not.toHaveProperty('transaction_id');
+    const drafts = await json<{ invoices: InvoiceBody[] }>(f, '/invoices.json?status=draft');
+    expect(drafts.invoices.map((i) => i.uid)).toEqual([draft.uid]);
+    expect(
+      (await json<{ subscription: { balance_in_cents: number } }>(f, `/subscriptions/${sub.id}.json`)).subscription
+        .balance_in_cents,
+    ).toBe(0);
+    // Not payable while a draft.
+    expect((await post(f, `/invoices/${draft.uid}/payments.json`, { payment: { amount: '1.00' } })).status).toBe(422);
+
+    const issued = await post(f, `/invoices/${draft.uid}/issue.json`, { on_failed_payment: 'leave_open_invoice' });
+    expect(issued.status, issued.text).toBe(200);
+    const body = issued.json<InvoiceBody & { sequence_number: number; issue_date: string; due_date: string }>();
+    expect(body).toMatchObject({ uid: draft.uid, status: 'open', due_amount: '50.00' });
+    expect(body.sequence_number).toBe(Number(signupInvoice.number.replace(/\D/g, '')) + 1);
+    expect(typeof body.number).toBe('string');
+    expect(body.line_items[0]).toMatchObject({ quantity: '2', unit_price: '25.00', total_amount: '50.00' });
+    expect(
+      (await json<{ subscription: { balance_in_cents: number } }>(f, `/subscriptions/${sub.id}.json`)).subscription
+        .balance_in_cents,
+    ).toBe(5000);
+    // Paid by card (`type: payment`) through the gateway.
+    const byCard = await post(f, `/invoices/${draft.uid}/payments.json`, {
+      payment: { amount: '50.00' },
+      type: 'payment',
+    });
+    expect(byCard.status, byCard.text).toBe(200);
+    expect(byCard.json<InvoiceBody>()).toMatchObject({ status: 'paid', paid_amount: '50.00', due_amount: '0.00' });
+    expect(byCard.json<InvoiceBody>().payments[0]).toMatchObject({ applied_amount: '50.00' });
+    const twice = await post(f, `/invoices/${draft.uid}/issue.json`, {});
+    expect(twice.status).toBe(422);
+    expect(twice.json()).toEqual({ errors: ['Invoice: a paid invoice cannot be issued; only drafts can.'] });
+
+    const unknownStatus = await post(f, `/subscriptions/${sub.id}/invoices.json`, {
+      invoice: { line_items: [{ title: 'X', quantity: 1, unit_price: '1.00' }], status: 'pending' },
+    });
+    expect(unknownStatus.status).toBe(422);
+    expect(unknownStatus.json()).toEqual({ errors: { 'invoice.status': ["Status: must be 'open' or 'draft'."] } });
+  });
+
   it('refuses bad payments and ad-hoc invoices with the service messages, changing nothing', async () => {
     const f = fixture();
     const { sub } = await signup(f);
@@ -268,7 +324,9 @@ describe('invoice routes', () => {
       type: 'prepayment',
     });
     expect(prepayment.status).toBe(422);
-    expect(prepayment.json<{ errors: string[] }>().errors[0]).toMatch(/^Type: must be 'external'; card payments/);
+    expect(prepayment.json<{ errors: string[] }>().errors[0]).toMatch(
+      /^Type: must be 'external' or 'payment'; prepayments and service credits/,
+    );
     const noMemo = await post(f, `/invoices/${created.uid}/refunds.json`, { refund: { amount: '1.00' } });
     expect(noMemo.status).toBe(422);
     expect(noMemo.json()).toEqual({ errors: ['Memo: cannot be blank.'] });

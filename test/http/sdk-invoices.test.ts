@@ -1,6 +1,7 @@
 import {
   ApiError,
   type Client,
+  CreateInvoiceStatus,
   Direction,
   InvoiceEventType,
   InvoicePaymentMethodType,
@@ -111,6 +112,40 @@ describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-comp
       invoices.voidInvoice(another.invoice.uid as string, { mVoid: { reason: 'Created by mistake' } }),
     );
     expect(voided.status).toBe(InvoiceStatus.Voided);
+  });
+
+  it('creates a draft invoice and issues it: no number until issued, then the next one', async () => {
+    const f = fixture();
+    await seedCatalog(f.engine);
+    const sub = await subscribeOverHttp(f);
+    const invoices = new InvoicesController(client(f));
+    const created = await sdk(
+      invoices.createInvoice(sub.id, {
+        invoice: {
+          lineItems: [{ title: 'Consulting', quantity: 3, unitPrice: '40.00' }],
+          status: CreateInvoiceStatus.Draft,
+        },
+      }),
+    );
+    const uid = created.invoice.uid as string;
+    expect(created.invoice).toMatchObject({ status: InvoiceStatus.Draft, totalAmount: '120.00' });
+    expect(created.invoice.number).toBeUndefined();
+    const drafts = await sdk(invoices.listInvoices({ status: InvoiceStatus.Draft }));
+    expect(drafts.invoices.map((i) => i.uid)).toEqual([uid]);
+
+    const issued = await sdk(invoices.issueInvoice(uid));
+    expect(issued).toMatchObject({
+      uid,
+      status: InvoiceStatus.Open,
+      number: '2',
+      sequenceNumber: 2,
+      dueAmount: '120.00',
+    });
+    expect(issued.lineItems?.[0]).toMatchObject({ quantity: '3', unitPrice: '40.00', totalAmount: '120.00' });
+    expect(typeof issued.lineItems?.[0]?.transactionId).toBe('number');
+    const again = await invoices.issueInvoice(uid).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ApiError);
+    expect((again as ApiError).statusCode).toBe(422);
   });
 
   it('gets the SDK errors the controller declares: 404 for an unknown invoice, a 422 list for a bad payment', async () => {

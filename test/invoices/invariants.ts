@@ -29,8 +29,20 @@ export async function checkInvoiceInvariants(
   exactDues = true,
 ): Promise<InvariantReport> {
   return storage.transaction(async (tx) => {
-    const { invoices, total } = await tx.invoices.list(siteId, { direction: 'asc', offset: 0, limit: 100_000 });
-    expect(invoices).toHaveLength(total);
+    const listed = await tx.invoices.list(siteId, { direction: 'asc', offset: 0, limit: 100_000 });
+    expect(listed.invoices).toHaveLength(listed.total);
+    // Drafts (and drafts voided before they were issued) have no number and nothing on the ledger;
+    // they list after every issued invoice.
+    const invoices = listed.invoices.filter((i) => i.sequenceNumber !== null);
+    const unissued = listed.invoices.slice(invoices.length);
+    expect([...invoices, ...unissued]).toEqual(listed.invoices);
+    for (const draft of unissued) {
+      expect(['draft', 'voided']).toContain(draft.status);
+      expect(draft.number).toBeNull();
+      expect(draft.lineItems.every((item) => item.transactionId === null)).toBe(true);
+      expect(draft.payments).toEqual([]);
+      expect(draft.credits).toEqual([]);
+    }
     // Gap-free numbers per site: 1..n in issue order.
     expect(invoices.map((i) => i.sequenceNumber)).toEqual(invoices.map((_, k) => k + 1));
     expect(new Set(invoices.map((i) => i.uid)).size).toBe(invoices.length);
@@ -46,7 +58,7 @@ export async function checkInvoiceInvariants(
     const onInvoice = new Map<number, string[]>();
     for (const invoice of invoices) {
       for (const id of [
-        ...invoice.lineItems.map((i) => i.transactionId),
+        ...invoice.lineItems.map((i) => i.transactionId!),
         ...invoice.discounts.map((d) => d.transactionId),
       ])
         onInvoice.set(id, [...(onInvoice.get(id) ?? []), invoice.uid]);
@@ -96,7 +108,7 @@ export async function checkInvoiceInvariants(
 }
 
 function checkInvoice(invoice: InvoiceRecord, lineById: Map<number, TransactionRecord>): void {
-  const itemLines = invoice.lineItems.map((i) => lineById.get(i.transactionId)!);
+  const itemLines = invoice.lineItems.map((i) => lineById.get(i.transactionId!)!);
   const discountLines = invoice.discounts.map((d) => lineById.get(d.transactionId)!);
   for (const [k, item] of invoice.lineItems.entries()) expect(item.totalInCents).toBe(itemLines[k]!.amountInCents);
   for (const [k, d] of invoice.discounts.entries()) expect(d.amountInCents).toBe(-discountLines[k]!.amountInCents);

@@ -6,7 +6,7 @@
 import { BillingError, type NewSite, type Storage } from 'billing-engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../adapters/sql/migrations/index.js';
-import { populateInvoices } from '../../src/testing/conformance/invoices.js';
+import { invoiceFixture, populateInvoices } from '../../src/testing/conformance/invoices.js';
 
 /** A migrated storage on a database the test can also reach directly. */
 export interface SqlFixture {
@@ -121,6 +121,27 @@ export function sqlAdapterCases(context: SqlAdapterContext): void {
         expect(await claim('a'.repeat(64), 'api|1768478400|n-2')).toBe(true);
         expect(await f.raw("select scope, key from idempotency_keys where scope = 'direct_nonce'")).toEqual([]);
         expect(await f.raw("select key from idempotency_keys where scope = 'uniqueness'")).toEqual([{ key: 'other' }]);
+      });
+    });
+
+    describe('draft invoices (migration 8)', () => {
+      it('keeps the invoices stored before it, and then stores drafts without a number', async () => {
+        const f = await open();
+        const s = await f.storage.transaction((tx) => tx.sites.insert(site('drafts')));
+        const issued = await f.storage.transaction((tx) => tx.invoices.insert(invoiceFixture(s.id, 1)));
+        // Run migration 8 again over a table holding an invoice (SQLite rebuilds the table).
+        await f.raw('delete from billing_migrations where id = 8');
+        await f.storage.migrate();
+        expect(await f.storage.transaction((tx) => tx.invoices.findByUid(s.id, issued.uid))).toEqual(issued);
+        const draft = { number: null, sequenceNumber: null, status: 'draft' as const };
+        const drafts = await f.storage.transaction(async (tx) => [
+          await tx.invoices.insert(invoiceFixture(s.id, 0, { ...draft, uid: 'inv_d1' })),
+          await tx.invoices.insert(invoiceFixture(s.id, 0, { ...draft, uid: 'inv_d2' })),
+        ]);
+        expect(drafts.map((d) => d.number)).toEqual([null, null]);
+        await expect(
+          f.storage.transaction((tx) => tx.invoices.insert(invoiceFixture(s.id, 1, { uid: 'inv_again' }))),
+        ).rejects.toSatisfy((error) => isCode(error, 'conflict'));
       });
     });
 

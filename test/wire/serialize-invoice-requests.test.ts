@@ -48,11 +48,13 @@ describe('invoice payment requests', () => {
       ),
     ).toEqual([
       'Payment profile id: is not supported by this server yet.',
-      "Type: must be 'external'; card payments, prepayments and service credits on an invoice are not supported by this server yet.",
+      "Type: must be 'external' or 'payment'; prepayments and service credits on an invoice are not supported by this server yet.",
     ]);
-    expect(messages(() => readInvoicePayment({ payment: { amount: '1' }, type: 'payment' }, 'USD'))[0]).toMatch(
-      /^Type: must be 'external'; card payments/,
-    );
+    // `payment` charges the subscription's card.
+    expect(readInvoicePayment({ payment: { amount: '1' }, type: 'payment' }, 'USD')).toEqual({
+      amountInCents: 100,
+      method: 'payment',
+    });
     expect(messages(() => readInvoicePayment({ payment: { amount: '1.234' } }, 'USD'))).toEqual([
       'Amount: has more decimal places than USD allows.',
     ]);
@@ -127,7 +129,7 @@ describe('ad-hoc invoice requests', () => {
               { quantity: '-1', unit_price: 'x', product_id: 4 },
             ],
             net_terms: -2,
-            status: 'draft',
+            status: 'pending',
           },
         },
         'USD',
@@ -138,7 +140,7 @@ describe('ad-hoc invoice requests', () => {
     expect(caught).toBeInstanceOf(BillingError);
     expect((caught as BillingError).details).toEqual([
       {
-        message: "Status: must be 'open'; draft invoices are not supported by this server yet.",
+        message: "Status: must be 'open' or 'draft'.",
         attribute: 'invoice.status',
       },
       { message: 'Product id: is not supported by this server yet.', attribute: 'invoice.line_items.1.product_id' },
@@ -152,6 +154,13 @@ describe('ad-hoc invoice requests', () => {
     expect(messages(() => readAdhocInvoice({ invoice: {} }, 'USD'))).toEqual([
       'Line items: must have at least one line.',
     ]);
+  });
+
+  it('reads a draft status; open (or none) is the default', () => {
+    const line_items = [{ title: 'Setup', unit_price: '1.00' }];
+    expect(readAdhocInvoice({ invoice: { line_items, status: 'draft' } }, 'USD').status).toBe('draft');
+    expect(readAdhocInvoice({ invoice: { line_items, status: 'open' } }, 'USD')).not.toHaveProperty('status');
+    expect(readAdhocInvoice({ invoice: { line_items } }, 'USD')).not.toHaveProperty('status');
   });
 });
 

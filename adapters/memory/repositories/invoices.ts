@@ -15,6 +15,11 @@ function page<T>(rows: T[], direction: 'asc' | 'desc', offset: number, limit: nu
 export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRepository {
   const bySequence = (a: { sequenceNumber: number }, b: { sequenceNumber: number }) =>
     a.sequenceNumber - b.sequenceNumber;
+  // Issued invoices by number, then drafts (no number yet) by id.
+  const byNumber = (a: InvoiceRecord, b: InvoiceRecord) =>
+    a.sequenceNumber === null || b.sequenceNumber === null
+      ? (a.sequenceNumber === null ? 1 : 0) - (b.sequenceNumber === null ? 1 : 0) || a.id - b.id
+      : a.sequenceNumber - b.sequenceNumber;
   return {
     async nextSequence(siteId, series) {
       // Writers are serialised by the storage's mutex and a rollback undoes the journal, so a
@@ -31,20 +36,34 @@ export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRe
     async insert(invoice) {
       if (state.invoices.findIndexed(state.invoicesByUid, keyOf(invoice.siteId, invoice.uid), () => true))
         throw conflict('Invoice uid');
-      if (state.invoices.find((i) => i.siteId === invoice.siteId && i.sequenceNumber === invoice.sequenceNumber))
+      if (
+        invoice.sequenceNumber !== null &&
+        state.invoices.find((i) => i.siteId === invoice.siteId && i.sequenceNumber === invoice.sequenceNumber)
+      )
         throw conflict('Invoice number');
       return state.invoices.insert(journal, { ...invoice, id: state.invoices.nextId() });
     },
     async update(invoice) {
       const stored = state.invoices.peek(invoice.id);
       if (stored === undefined || stored.siteId !== invoice.siteId) return undefined;
+      const numbered = stored.sequenceNumber === null && invoice.sequenceNumber !== null;
+      if (
+        numbered &&
+        state.invoices.find((i) => i.siteId === invoice.siteId && i.sequenceNumber === invoice.sequenceNumber)
+      )
+        throw conflict('Invoice number');
       return state.invoices.replace(journal, {
         ...invoice,
         uid: stored.uid,
-        number: stored.number,
-        sequenceNumber: stored.sequenceNumber,
+        number: numbered ? invoice.number : stored.number,
+        sequenceNumber: numbered ? invoice.sequenceNumber : stored.sequenceNumber,
         createdAt: stored.createdAt,
       });
+    },
+    async deleteDraft(siteId, id) {
+      const stored = state.invoices.peek(id);
+      if (stored === undefined || stored.siteId !== siteId || stored.status !== 'draft') return false;
+      return state.invoices.delete(journal, id);
     },
     async findById(siteId, id) {
       const invoice = state.invoices.get(id);
@@ -60,12 +79,12 @@ export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRe
           keyOf(siteId, subscriptionId),
           (i) => status === undefined || i.status === status,
         )
-        .sort(bySequence);
+        .sort(byNumber);
     },
     async list(siteId, filter) {
       const matches = state.invoices
         .filter((invoice) => invoice.siteId === siteId && matchesFilter(invoice, filter))
-        .sort(bySequence);
+        .sort(byNumber);
       return { invoices: page(matches, filter.direction, filter.offset, filter.limit), total: matches.length };
     },
     async insertCreditNote(note) {

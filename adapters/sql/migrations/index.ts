@@ -9,6 +9,7 @@ import { subscriptionComponentsMigration } from './0004-subscription-components.
 import { deliveriesMigration } from './0005-deliveries.js';
 import { directPostClaimsMigration } from './0006-direct-post-claims.js';
 import { invoicesMigration } from './0007-invoices.js';
+import { draftInvoicesMigration } from './0008-draft-invoices.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   deliveriesMigration,
   directPostClaimsMigration,
   invoicesMigration,
+  draftInvoicesMigration,
 ];

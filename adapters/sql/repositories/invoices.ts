@@ -95,7 +95,11 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
       const row = await db
         .updateTable('invoices')
         .set({
+          // The number is set once: a draft's null takes the issued number, a stored one is kept.
+          number: sql<string | null>`coalesce(number, ${invoice.number})`,
+          sequence_number: sql<number | null>`coalesce(sequence_number, ${invoice.sequenceNumber})`,
           status: invoice.status,
+          issue_date: invoice.issueDate,
           due_date: invoice.dueDate,
           paid_date: invoice.paidDate,
           document: encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
@@ -106,6 +110,16 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
         .returningAll()
         .executeTakeFirst();
       return row && decodeInvoice(row);
+    },
+
+    async deleteDraft(siteId, id) {
+      const result = await db
+        .deleteFrom('invoices')
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .where('status', '=', 'draft')
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     async findById(siteId, id) {
@@ -135,7 +149,7 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
         .where('site_id', '=', siteId)
         .where('subscription_id', '=', subscriptionId);
       if (status !== undefined) query = query.where('status', '=', status);
-      const rows = await query.orderBy('sequence_number').execute();
+      const rows = await byNumber(query, 'asc').execute();
       return rows.map(decodeInvoice);
     },
 
@@ -159,8 +173,7 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
         }
         return q;
       };
-      const rows = await filtered(db.selectFrom('invoices').selectAll())
-        .orderBy('sequence_number', filter.direction)
+      const rows = await byNumber(filtered(db.selectFrom('invoices').selectAll()), filter.direction)
         .limit(Math.max(0, filter.limit))
         .offset(Math.max(0, filter.offset))
         .execute();
@@ -245,6 +258,17 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
   };
 }
 
+/** Issued invoices by number, then drafts (no number yet) by id; `desc` reverses the whole order. */
+function byNumber<O>(
+  query: SelectQueryBuilder<Database, 'invoices', O>,
+  direction: 'asc' | 'desc',
+): SelectQueryBuilder<Database, 'invoices', O> {
+  return query
+    .orderBy(sql`case when sequence_number is null then 1 else 0 end`, direction)
+    .orderBy('sequence_number', direction)
+    .orderBy('id', direction);
+}
+
 /** An ISO string of the document back to a Date (null stays null). */
 function reviveDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
@@ -262,7 +286,7 @@ function decodeInvoice(row: Selectable<InvoicesTable>): InvoiceRecord {
     id: decodeId(row.id),
     siteId: decodeId(row.site_id),
     uid: row.uid,
-    sequenceNumber: decodeInteger(row.sequence_number, 'an invoice number'),
+    sequenceNumber: row.sequence_number === null ? null : decodeInteger(row.sequence_number, 'an invoice number'),
     number: row.number,
     subscriptionId: decodeId(row.subscription_id),
     customerId: decodeId(row.customer_id),

@@ -23,9 +23,16 @@ function issueDateWords(date: string): string {
     : new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(noon);
 }
 
+/** An invoice that was issued: it has a number (a draft, even a voided one, has none). */
+type IssuedInvoice = InvoiceRecord & { readonly number: string; readonly sequenceNumber: number };
+
+function isIssued(invoice: InvoiceRecord): invoice is IssuedInvoice {
+  return invoice.status !== 'draft' && invoice.number !== null && invoice.sequenceNumber !== null;
+}
+
 /** The invoices a customer sees: issued ones (a draft is still the merchant's), newest first. */
-export function customerVisibleInvoices(invoices: readonly InvoiceRecord[]): InvoiceRecord[] {
-  return invoices.filter((invoice) => invoice.status !== 'draft').sort((a, b) => b.sequenceNumber - a.sequenceNumber);
+export function customerVisibleInvoices(invoices: readonly InvoiceRecord[]): IssuedInvoice[] {
+  return invoices.filter(isIssued).sort((a, b) => b.sequenceNumber - a.sequenceNumber);
 }
 
 // The portal's stylesheet has no table rules; the page's CSP allows inline styles, and no script.
@@ -56,7 +63,7 @@ export function invoiceList(subscriptionId: number, basePath: string, invoices: 
 
 /** A file name for the download: the invoice number, with anything but letters, digits, `-` and `_` dropped. */
 function pdfFileName(invoice: InvoiceRecord): string {
-  return `invoice-${invoice.number.replace(/[^A-Za-z0-9_-]/g, '') || invoice.uid}.pdf`;
+  return `invoice-${(invoice.number ?? '').replace(/[^A-Za-z0-9_-]/g, '') || invoice.uid}.pdf`;
 }
 
 // An invoice uid as the engine makes them (`inv_` and letters or digits), with the `.pdf` the link adds.
@@ -75,7 +82,7 @@ export async function portalInvoicePdf(
   const uid = PDF_FILE.exec(file)?.[1];
   if (uid === undefined) return undefined;
   const invoice = await site.invoices.get(uid);
-  if (invoice.customerId !== customer.id || invoice.status === 'draft') return undefined;
+  if (invoice.customerId !== customer.id || !isIssued(invoice)) return undefined;
   const bytes = await site.invoices.render(uid, 'pdf');
   return new Response(bytes, {
     status: 200,

@@ -97,7 +97,7 @@ export function registerInvoiceRoutes(app: Hono<HttpAppEnv>): void {
   app.get(`/invoices/:uid${PDF_SEGMENT}`, async (c) => {
     const uid = uidParam(c, 'uid');
     const invoice = await c.var.site.invoices.get(uid);
-    return pdfResponse(await c.var.site.invoices.render(uid, 'pdf'), invoice.number);
+    return pdfResponse(await c.var.site.invoices.render(uid, 'pdf'), invoice.number ?? 'draft');
   });
 
   app.get(`/invoices/:uid${HTML_SEGMENT}`, async (c) => {
@@ -156,7 +156,7 @@ export function registerInvoiceRoutes(app: Hono<HttpAppEnv>): void {
   app.get(`/credit_notes/:uid${JSON_SEGMENT}`, async (c) => {
     const note = await c.var.site.invoices.getCreditNote(uidParam(c, 'uid'));
     const invoice = await c.var.site.invoices.get(note.invoiceUid);
-    return sendJson(200, creditNoteJson(note, await wireContext(c), invoice.number));
+    return sendJson(200, creditNoteJson(note, await wireContext(c), invoice.number ?? undefined));
   });
 
   app.get(`/credit_notes/:uid${PDF_SEGMENT}`, async (c) => {

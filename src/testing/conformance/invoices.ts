@@ -254,6 +254,48 @@ export function invoiceCases({ api, storage, itWith }: SectionContext): void {
       });
     });
 
+    it('keeps drafts without a number, lists them after issued invoices, numbers one once and deletes only drafts', async () => {
+      const seed = await seedBillingSite(storage(), 'inv-draft');
+      const draft = (n: number) =>
+        invoiceFixture(seed.site.id, 0, { uid: `inv_draft${n}`, number: null, sequenceNumber: null, status: 'draft' });
+      const [issued, one, two] = await storage().transaction(async (tx) => [
+        await tx.invoices.insert(invoiceFixture(seed.site.id, 1)),
+        await tx.invoices.insert(draft(1)),
+        await tx.invoices.insert(draft(2)),
+      ]);
+      assert.ok(issued && one && two);
+      assert.equal(one.number, null, 'any number of drafts, none numbered');
+      assert.equal(two.sequenceNumber, null);
+      const order = (direction: 'asc' | 'desc') =>
+        storage().transaction(async (tx) =>
+          (await tx.invoices.list(seed.site.id, { direction, offset: 0, limit: 10 })).invoices.map((i) => i.uid),
+        );
+      assert.deepEqual(await order('asc'), [issued.uid, one.uid, two.uid], 'drafts after issued invoices, by id');
+      assert.deepEqual(await order('desc'), [two.uid, one.uid, issued.uid]);
+      const numbered = await storage().transaction((tx) =>
+        tx.invoices.update({ ...one, number: 'INV-2', sequenceNumber: 2, status: 'open', issueDate: '2026-03-09' }),
+      );
+      assert.deepEqual(numbered, {
+        ...one,
+        number: 'INV-2',
+        sequenceNumber: 2,
+        status: 'open',
+        issueDate: '2026-03-09',
+      });
+      const renumbered = await storage().transaction((tx) =>
+        tx.invoices.update({ ...numbered!, number: 'INV-7', sequenceNumber: 7 }),
+      );
+      assert.deepEqual(renumbered, numbered, 'a number, once set, never changes');
+      assert.deepEqual(await order('asc'), [issued.uid, one.uid, two.uid]);
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.invoices.deleteDraft(seed.site.id, one.id), false, 'an issued invoice is not deleted');
+        assert.equal(await tx.invoices.deleteDraft(seed.site.id + 1_000, two.id), false, 'nor another site');
+        assert.equal(await tx.invoices.deleteDraft(seed.site.id, two.id), true);
+        assert.equal(await tx.invoices.findById(seed.site.id, two.id), undefined);
+        assert.deepEqual(await tx.invoices.findById(seed.site.id, one.id), numbered);
+      });
+    });
+
     it('lists a page of invoices with filters, direction and a total', async () => {
       const seed = await seedBillingSite(storage(), 'inv-list');
       await storage().transaction(async (tx) => {
