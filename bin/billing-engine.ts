@@ -606,16 +606,12 @@ program
         process.exit(1);
       });
     }
-    logger.info({ storage: describe }, `worker on ${describe}`);
-    const work = startWorkLoop(engine, {
-      intervalMs: config.workIntervalMs,
-      batchSize: config.workBatchSize,
-      metrics,
-      logger,
-    });
+    // The handlers go in before the first line is printed: a signal that arrives before Node has a
+    // handler for it kills the process at once, and whoever reads that line may signal at once.
+    let work: WorkLoop | undefined;
     exitGracefullyOnSignals(
       async () => {
-        await work.stop();
+        await work?.stop();
         if (opsServer !== undefined) await closeServer(opsServer);
         await engine.close();
       },
@@ -628,6 +624,13 @@ program
         },
       },
     );
+    work = startWorkLoop(engine, {
+      intervalMs: config.workIntervalMs,
+      batchSize: config.workBatchSize,
+      metrics,
+      logger,
+    });
+    logger.info({ storage: describe }, `worker on ${describe}`);
   });
 
 program
