@@ -473,7 +473,12 @@ function eventDataJson(
         transaction_time: time,
         payment_method: external
           ? { type: 'external', kind: 'external', details: null, memo: textOf(data.memo, '') }
-          : { type: 'credit_card', card_brand: textOf(data.cardBrand, 'card'), masked_card_number: 'XXXX' },
+          : {
+              type: 'credit_card',
+              card_brand: textOf(data.cardBrand, 'card'),
+              // The event keeps no card digits; the service's fully masked form when it has none.
+              masked_card_number: textOf(data.maskedCardNumber, 'XXXX-XXXX-XXXX-XXXX'),
+            },
         ...(typeof data.transactionId === 'number' ? { transaction_id: data.transactionId } : {}),
         prepayment: false,
         external,
