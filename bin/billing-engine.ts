@@ -28,16 +28,15 @@ import {
   NO_DUE_WORK,
   type RunDueSummary,
   type SiteRecord,
-  type Storage,
 } from 'billing-engine';
 import { Command, InvalidArgumentError } from 'commander';
 import { createHttpApp } from '../examples/http/create-http-app.js';
 import { createOpsApp, type MetricsAccess } from '../examples/http/ops/http-ops.js';
-import { instrumentGateway } from '../examples/http/ops/instrumented-gateway.js';
 import { createLogger } from '../examples/http/ops/logger.js';
-import { createOpsMetrics, type OpsMetrics } from '../examples/http/ops/metrics.js';
+import { createOpsMetrics } from '../examples/http/ops/metrics.js';
 import { exitGracefullyOnSignals } from '../examples/http/ops/shutdown.js';
 import { startWorkLoop, type WorkLoop } from '../examples/http/ops/work-loop.js';
+import { cliEngine } from './cli-engine.js';
 import { type Config, ConfigError, parseUntil, readConfig } from './config.js';
 import { createDemoSite, demoInstructions } from './demo-site.js';
 import { ProgressBar, sumCounts } from './progress-bar.js';
@@ -392,7 +391,7 @@ program
       const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'serve' } });
       const { storage, describe } = await openStorage(config.database);
       const metrics = createOpsMetrics({ processMetrics: true });
-      const engine = instrumentedEngine(storage, metrics, config.allowLocalWebhooks);
+      const engine = cliEngine(storage, metrics, config.allowLocalWebhooks);
       await engine.migrate();
       const compat = config.compat;
       const demo = (await engine.sites.list()).length === 0 ? await createDemoSite(engine) : undefined;
@@ -584,7 +583,7 @@ program
     const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'worker' } });
     const { storage, describe } = await openStorage(config.database);
     const metrics = createOpsMetrics({ processMetrics: true });
-    const engine = instrumentedEngine(storage, metrics, config.allowLocalWebhooks);
+    const engine = cliEngine(storage, metrics, config.allowLocalWebhooks);
     await engine.migrate();
     let draining = false;
     let opsServer: Server | undefined;
@@ -659,16 +658,6 @@ program
       await storage.close();
     }
   });
-
-/**
- * An engine whose gateway is the engine's own (what `createBillingEngine` chooses for this
- * storage) wrapped to count and time every call in `metrics`.
- */
-function instrumentedEngine(storage: Storage, metrics: OpsMetrics, allowLocalReceivers: boolean): BillingEngine {
-  const webhooks = { allowLocalReceivers };
-  const gateway = createBillingEngine({ storage, webhooks }).gateway;
-  return createBillingEngine({ storage, webhooks, gateway: instrumentGateway(gateway, metrics) });
-}
 
 /** Whether an address only this machine reaches. */
 function isLoopback(host: string): boolean {

@@ -29,6 +29,7 @@ export {
 } from './engine.js';
 export * from './errors.js';
 export { type BillingEvent, type BillingEventMap, EVENT_KEYS, type EventKey } from './events.js';
+export { LIVE_SITE_NEEDS_GATEWAY_MESSAGE, refusingLiveSitePayments } from './live-site-guard.js';
 export * from './portal-link.js';
 export type { Clock } from './ports/clock.js';
 export type * from './ports/gateway.js';
