@@ -8,26 +8,32 @@ import { refusingLiveSitePayments } from './live-site-guard.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
 import type { SiteRecord, Storage } from './ports/storage.js';
+import { ACCOUNT_METHODS, AccountService } from './services/account-service.js';
 import { AllocationService, isAllocationReconciliation } from './services/allocation-service.js';
-import { CatalogService } from './services/catalog-service.js';
-import { ComponentService } from './services/component-service.js';
-import { CouponService } from './services/coupon-service.js';
-import { CustomerService } from './services/customer-service.js';
+import { CATALOG_METHODS, CatalogService } from './services/catalog-service.js';
+import { COMPONENT_METHODS, ComponentService } from './services/component-service.js';
+import { COUPON_METHODS, CouponService } from './services/coupon-service.js';
+import { CUSTOMER_METHODS, CustomerService } from './services/customer-service.js';
 import { DirectPostService } from './services/direct-post-service.js';
 import { EventService } from './services/event-service.js';
-import { LedgerService } from './services/ledger-service.js';
-import { LifecycleService } from './services/lifecycle-service.js';
-import { MetafieldService } from './services/metafield-service.js';
-import { MigrationService } from './services/migration-service.js';
+import { EXPORT_METHODS, ExportService } from './services/export-service.js';
+import { LEDGER_METHODS, LedgerService } from './services/ledger-service.js';
+import { LIFECYCLE_METHODS, LifecycleService } from './services/lifecycle-service.js';
+import { METAFIELD_METHODS, MetafieldService } from './services/metafield-service.js';
+import { MIGRATION_METHODS, MigrationService } from './services/migration-service.js';
 import { NoteService } from './services/note-service.js';
+import { PAYMENT_PROFILE_METHODS, PaymentProfileService } from './services/payment-profile-service.js';
 import { type PreviewResult, previewCommand } from './services/preview.js';
+import { PRICE_POINT_METHODS, PricePointService } from './services/price-point-service.js';
+import { REASON_CODE_METHODS, ReasonCodeService } from './services/reason-code-service.js';
 import { ReferralService } from './services/referral-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
-import { type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
+import { SUBSCRIPTION_METHODS, type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
 import {
   type DeliverDueOptions,
   type DeliverySummary,
+  WEBHOOK_METHODS,
   WebhookService,
   type WebhookServiceOptions,
 } from './services/webhook-service.js';
@@ -68,61 +74,8 @@ function bind<S extends object, K extends keyof S>(service: S, subdomain: string
   return out as Bound<S, K>;
 }
 
-const CATALOG = [
-  'createFamily',
-  'getFamily',
-  'listFamilies',
-  'updateFamily',
-  'createProduct',
-  'updateProduct',
-  'getProduct',
-  'listProducts',
-  'archiveProduct',
-  'unarchiveProduct',
-] as const;
-const COMPONENTS = ['create', 'update', 'archive', 'unarchive', 'get', 'list', 'price'] as const;
-const COUPONS = ['create', 'update', 'archive', 'get', 'findByCode', 'list', 'validate'] as const;
-const METAFIELDS = [
-  'createFields',
-  'updateField',
-  'updateFields',
-  'deleteField',
-  'listFields',
-  'setMetadata',
-  'updateMetadata',
-  'listMetadata',
-  'deleteMetadata',
-] as const;
-const CUSTOMERS = ['create', 'get', 'update', 'list', 'delete', 'search', 'lookup'] as const;
-const SUBSCRIPTIONS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
-const LIFECYCLE = [
-  'changeBillingDate',
-  'update',
-  'cancel',
-  'cancelAtEndOfPeriod',
-  'undoCancelAtEndOfPeriod',
-  'reactivate',
-  'hold',
-  'resume',
-  'changeAutoResume',
-  'retry',
-  'activate',
-] as const;
-const MIGRATIONS = ['changeProduct', 'migrate'] as const;
-const LEDGER = ['charge', 'adjust', 'credit', 'recordExternalPayment', 'refund', 'transactions'] as const;
 const NOTES = ['create', 'list', 'get', 'update', 'delete'] as const;
 const EVENTS = ['list', 'listForSubscription', 'count'] as const;
-const WEBHOOKS = [
-  'createEndpoint',
-  'updateEndpoint',
-  'deleteEndpoint',
-  'listEndpoints',
-  'getEndpoint',
-  'sendTest',
-  'replay',
-  'list',
-  'get',
-] as const;
 const ALLOCATIONS = [
   'allocate',
   'allocateMany',
@@ -142,28 +95,39 @@ export interface SiteHandle {
   /** The site's current record. */
   info(): Promise<SiteRecord>;
   /** Product families and versioned products. */
-  readonly catalog: Bound<CatalogService, (typeof CATALOG)[number]>;
+  readonly catalog: Bound<CatalogService, (typeof CATALOG_METHODS)[number]>;
   /** Components with pricing schemes, versioned by price. */
-  readonly components: Bound<ComponentService, (typeof COMPONENTS)[number]>;
-  readonly coupons: Bound<CouponService, (typeof COUPONS)[number]>;
+  readonly components: Bound<ComponentService, (typeof COMPONENT_METHODS)[number]>;
+  readonly coupons: Bound<CouponService, (typeof COUPON_METHODS)[number]>;
   /** Custom fields of customers and subscriptions, and their values. */
-  readonly metafields: Bound<MetafieldService, (typeof METAFIELDS)[number]>;
-  readonly customers: Bound<CustomerService, (typeof CUSTOMERS)[number]>;
-  readonly paymentProfiles: { update: Bound<SubscriptionService, 'updatePaymentProfile'>['updatePaymentProfile'] };
+  readonly metafields: Bound<MetafieldService, (typeof METAFIELD_METHODS)[number]>;
+  readonly customers: Bound<CustomerService, (typeof CUSTOMER_METHODS)[number]>;
+  /** Payment profiles: create, list, read, update, delete, a subscription's default. */
+  readonly paymentProfiles: {
+    update: Bound<SubscriptionService, 'updatePaymentProfile'>['updatePaymentProfile'];
+  } & Bound<PaymentProfileService, (typeof PAYMENT_PROFILE_METHODS)[number]>;
+  /** Price points of products and components. */
+  readonly pricePoints: Bound<PricePointService, (typeof PRICE_POINT_METHODS)[number]>;
+  /** Churn reason codes. */
+  readonly reasonCodes: Bound<ReasonCodeService, (typeof REASON_CODE_METHODS)[number]>;
+  /** Prepayments, service credits and account balances of subscriptions. */
+  readonly accounts: Bound<AccountService, (typeof ACCOUNT_METHODS)[number]>;
+  /** Asynchronous CSV exports. */
+  readonly exports: Bound<ExportService, (typeof EXPORT_METHODS)[number]>;
   /** Signup, reads, lifecycle, product changes and migrations. */
-  readonly subscriptions: Bound<SubscriptionService, (typeof SUBSCRIPTIONS)[number]> &
-    Bound<LifecycleService, (typeof LIFECYCLE)[number]> &
-    Bound<MigrationService, (typeof MIGRATIONS)[number]> & {
+  readonly subscriptions: Bound<SubscriptionService, (typeof SUBSCRIPTION_METHODS)[number]> &
+    Bound<LifecycleService, (typeof LIFECYCLE_METHODS)[number]> &
+    Bound<MigrationService, (typeof MIGRATION_METHODS)[number]> & {
       previewMigration: Bound<MigrationService, 'preview'>['preview'];
     };
   /** One-time charges, adjustments, credits, external payments, refunds and the transaction list. */
-  readonly ledger: Bound<LedgerService, (typeof LEDGER)[number]>;
+  readonly ledger: Bound<LedgerService, (typeof LEDGER_METHODS)[number]>;
   readonly notes: Bound<NoteService, (typeof NOTES)[number]>;
   /** Component allocations (with proration and payment), metered usage, and a subscription's components. */
   readonly allocations: Bound<AllocationService, (typeof ALLOCATIONS)[number]>;
   readonly referrals: Bound<ReferralService, 'validate'>;
   /** Webhook endpoints, the webhook list, test messages and replays. */
-  readonly webhooks: Bound<WebhookService, (typeof WEBHOOKS)[number]>;
+  readonly webhooks: Bound<WebhookService, (typeof WEBHOOK_METHODS)[number]>;
   /** Invoices, credit notes and statements built from the ledger. */
   readonly invoices: InvoicesApi;
   /** Polling the site's events (the outbox): lists, a subscription's events and counts. */
@@ -260,6 +224,11 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const ledger = new LedgerService(deps);
   const invoices = new InvoiceService(deps, ledger);
   const notes = new NoteService(deps);
+  const paymentProfiles = new PaymentProfileService(deps);
+  const pricePoints = new PricePointService(deps);
+  const reasonCodes = new ReasonCodeService(deps);
+  const accounts = new AccountService(deps);
+  const exportService = new ExportService(deps);
   const events = new EventService(deps);
   const referrals = new ReferralService(deps);
   const allocations = new AllocationService(deps);
@@ -292,23 +261,30 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
     return {
       subdomain,
       info: () => sites.get(subdomain),
-      catalog: bind(catalog, subdomain, CATALOG),
-      components: bind(components, subdomain, COMPONENTS),
-      coupons: bind(coupons, subdomain, COUPONS),
-      metafields: bind(metafields, subdomain, METAFIELDS),
-      customers: bind(customers, subdomain, CUSTOMERS),
-      paymentProfiles: { update: bind(subscriptions, subdomain, ['updatePaymentProfile']).updatePaymentProfile },
+      catalog: bind(catalog, subdomain, CATALOG_METHODS),
+      components: bind(components, subdomain, COMPONENT_METHODS),
+      coupons: bind(coupons, subdomain, COUPON_METHODS),
+      metafields: bind(metafields, subdomain, METAFIELD_METHODS),
+      customers: bind(customers, subdomain, CUSTOMER_METHODS),
+      paymentProfiles: {
+        update: bind(subscriptions, subdomain, ['updatePaymentProfile']).updatePaymentProfile,
+        ...bind(paymentProfiles, subdomain, PAYMENT_PROFILE_METHODS),
+      },
+      pricePoints: bind(pricePoints, subdomain, PRICE_POINT_METHODS),
+      reasonCodes: bind(reasonCodes, subdomain, REASON_CODE_METHODS),
+      accounts: bind(accounts, subdomain, ACCOUNT_METHODS),
+      exports: bind(exportService, subdomain, EXPORT_METHODS),
       subscriptions: {
-        ...bind(subscriptions, subdomain, SUBSCRIPTIONS),
-        ...bind(lifecycle, subdomain, LIFECYCLE),
-        ...bind(migrations, subdomain, MIGRATIONS),
+        ...bind(subscriptions, subdomain, SUBSCRIPTION_METHODS),
+        ...bind(lifecycle, subdomain, LIFECYCLE_METHODS),
+        ...bind(migrations, subdomain, MIGRATION_METHODS),
         previewMigration: bind(migrations, subdomain, ['preview']).preview,
       },
-      ledger: bind(ledger, subdomain, LEDGER),
+      ledger: bind(ledger, subdomain, LEDGER_METHODS),
       notes: bind(notes, subdomain, NOTES),
       allocations: bind(allocations, subdomain, ALLOCATIONS),
       referrals: bind(referrals, subdomain, ['validate']),
-      webhooks: bind(webhookService, subdomain, WEBHOOKS),
+      webhooks: bind(webhookService, subdomain, WEBHOOK_METHODS),
       invoices: bindInvoices(invoices, subdomain),
       events: bind(events, subdomain, EVENTS),
     };

@@ -28,6 +28,9 @@ import type {
   WebhookEndpointRecord,
   WebhookRecord,
 } from 'billing-engine';
+import { AccountTables } from './extra-tables/accounts.js';
+import { PricePointTables } from './extra-tables/price-points.js';
+import { SiteExtraTables } from './extra-tables/site-extras.js';
 import { type Journal, MemoryTable } from './memory-table.js';
 
 /** An idempotency claim row; the id is synthetic so it fits {@link MemoryTable}. */
@@ -143,6 +146,10 @@ export class MemoryState {
   readonly directPostClaimsByNonce = this.directPostClaims.index((r) =>
     r.nonceKey === null ? '' : keyOf(r.siteId, r.nonceKey),
   );
+  /** The tables of later features, each kept in its own file. */
+  readonly pricePointTables = new PricePointTables();
+  readonly siteExtraTables = new SiteExtraTables();
+  readonly accountTables = new AccountTables();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -164,6 +171,9 @@ export class MemoryState {
       this.metafields,
       this.webhookEndpoints,
       this.documentSequences,
+      ...this.pricePointTables.siteOwned(),
+      ...this.siteExtraTables.siteOwned(),
+      ...this.accountTables.siteOwned(),
       ...this.customerTables(),
     ];
   }
@@ -186,6 +196,9 @@ export class MemoryState {
       this.invoices,
       this.creditNotes,
       this.invoiceEvents,
+      ...this.pricePointTables.customerOwned(),
+      ...this.siteExtraTables.customerOwned(),
+      ...this.accountTables.customerOwned(),
     ];
   }
 }

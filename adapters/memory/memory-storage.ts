@@ -1,6 +1,7 @@
 import type { Storage, StorageTransaction } from 'billing-engine';
 import { MemoryState } from './memory-state.js';
 import { Journal, Mutex } from './memory-table.js';
+import { memoryAccounts, memoryExports } from './repositories/accounts.js';
 import { memoryCatalog } from './repositories/catalog.js';
 import { memoryComponents } from './repositories/components.js';
 import { memoryCoupons } from './repositories/coupons.js';
@@ -15,7 +16,9 @@ import { memoryMetafields } from './repositories/metafields.js';
 import { memoryNotes } from './repositories/notes.js';
 import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
+import { memoryPricePoints } from './repositories/price-points.js';
 import { memorySiteData } from './repositories/site-data.js';
+import { memoryCouponSubcodes, memoryReasonCodes } from './repositories/site-extras.js';
 import { memorySites } from './repositories/sites.js';
 import { memorySubscriptionComponents } from './repositories/subscription-components.js';
 import { memorySubscriptions } from './repositories/subscriptions.js';
@@ -102,6 +105,21 @@ class MemoryTransaction implements StorageTransaction {
   }
   get invoices() {
     return this.repository('invoices', memoryInvoices);
+  }
+  get pricePoints() {
+    return this.repository('pricePoints', memoryPricePoints);
+  }
+  get reasonCodes() {
+    return this.repository('reasonCodes', memoryReasonCodes);
+  }
+  get couponSubcodes() {
+    return this.repository('couponSubcodes', memoryCouponSubcodes);
+  }
+  get accounts() {
+    return this.repository('accounts', memoryAccounts);
+  }
+  get exports() {
+    return this.repository('exports', memoryExports);
   }
 }
 

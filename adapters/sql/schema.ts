@@ -5,6 +5,9 @@
  * `codecs.ts` before it reaches a port record.
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { AccountTables } from './schema-accounts.js';
+import type { PricePointTables } from './schema-price-points.js';
+import type { SiteExtraTables } from './schema-site-extras.js';
 
 /** An int8 as a driver returns it: a number (SQLite) or a decimal string (pg). */
 export type Int8Value = number | string | bigint;
@@ -113,7 +116,8 @@ export interface BillingMigrationsTable {
 }
 
 /** Every table, for `Kysely<Database>`. A new repository adds its table here and in a migration. */
-export interface Database {
+/** Every table; the feature files under `schema-*.ts` add theirs. */
+export interface Database extends PricePointTables, SiteExtraTables, AccountTables {
   sites: SitesTable;
   api_keys: ApiKeysTable;
   direct_credentials: DirectCredentialsTable;
@@ -246,6 +250,8 @@ export interface SubscriptionsTable {
   customer_id: Int8Column;
   product_id: Int8Column;
   product_version: ColumnType<number, number, number>;
+  /** The merchant's own id of the subscription, unique per site when present (migration 10). */
+  reference: ColumnType<string | null, string | null | undefined, string | null>;
   payment_profile_id: ColumnType<Int8Value | null, number | null, number | null>;
   state: string;
   period_anchor_at: InstantColumn;

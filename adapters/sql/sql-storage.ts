@@ -15,6 +15,7 @@ import { applyMigrations } from './apply-migrations.js';
 import { createValueEncoders } from './codecs.js';
 import type { DialectHooks } from './dialect-hooks.js';
 import { guardRepository, type TransactionGuard, toBillingError } from './errors.js';
+import { createAccountsRepository, createExportsRepository } from './repositories/accounts.js';
 import { createCatalogRepository } from './repositories/catalog.js';
 import { createComponentsRepository } from './repositories/components.js';
 import { createCouponsRepository } from './repositories/coupons.js';
@@ -29,8 +30,10 @@ import { createMetafieldsRepository } from './repositories/metafields.js';
 import { createNotesRepository } from './repositories/notes.js';
 import { createOutboxRepository } from './repositories/outbox.js';
 import { createPaymentAttemptsRepository } from './repositories/payments.js';
+import { createPricePointsRepository } from './repositories/price-points.js';
 import type { RepositoryContext } from './repositories/repository-context.js';
 import { createSiteDataRepository } from './repositories/site-data.js';
+import { createCouponSubcodesRepository, createReasonCodesRepository } from './repositories/site-extras.js';
 import { createSitesRepository } from './repositories/sites.js';
 import { createSubscriptionComponentsRepository } from './repositories/subscription-components.js';
 import { createSubscriptionsRepository } from './repositories/subscriptions.js';
@@ -58,6 +61,11 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   webhooks: createWebhooksRepository,
   directCalls: createDirectCallsRepository,
   invoices: createInvoicesRepository,
+  pricePoints: createPricePointsRepository,
+  reasonCodes: createReasonCodesRepository,
+  couponSubcodes: createCouponSubcodesRepository,
+  accounts: createAccountsRepository,
+  exports: createExportsRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

@@ -30,12 +30,18 @@ import type {
 
 export type * from './billing-records.js';
 
+import type { AccountsRepository, ExportsRepository } from './account-records.js';
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
 import type { InvoicesRepository } from './invoice-records.js';
+import type { PricePointsRepository } from './price-point-records.js';
+import type { CouponSubcodesRepository, ReasonCodesRepository } from './site-extra-records.js';
 
+export type * from './account-records.js';
 export type * from './catalog-extras.js';
 export type * from './delivery-records.js';
 export type * from './invoice-records.js';
+export type * from './price-point-records.js';
+export type * from './site-extra-records.js';
 export * from './work-records.js';
 
 import type { DueWorkRepository, OutboxRepository } from './work-records.js';
@@ -223,6 +229,11 @@ export interface StorageTransaction {
   readonly webhooks: WebhooksRepository;
   readonly directCalls: DirectCallsRepository;
   readonly invoices: InvoicesRepository;
+  readonly pricePoints: PricePointsRepository;
+  readonly reasonCodes: ReasonCodesRepository;
+  readonly couponSubcodes: CouponSubcodesRepository;
+  readonly accounts: AccountsRepository;
+  readonly exports: ExportsRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

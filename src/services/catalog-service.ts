@@ -564,3 +564,17 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
 function sameTerms(a: ProductTerms, b: ProductTerms): boolean {
   return (Object.keys(a) as (keyof ProductTerms)[]).every((key) => a[key] === b[key]);
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const CATALOG_METHODS = [
+  'createFamily',
+  'getFamily',
+  'listFamilies',
+  'updateFamily',
+  'createProduct',
+  'updateProduct',
+  'getProduct',
+  'listProducts',
+  'archiveProduct',
+  'unarchiveProduct',
+] as const;

@@ -375,3 +375,6 @@ async function mapHandleConflict<T>(work: Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const COMPONENT_METHODS = ['create', 'update', 'archive', 'unarchive', 'get', 'list', 'price'] as const;

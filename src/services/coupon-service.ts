@@ -451,3 +451,6 @@ async function mapCodeConflict<T>(work: Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const COUPON_METHODS = ['create', 'update', 'archive', 'get', 'findByCode', 'list', 'validate'] as const;

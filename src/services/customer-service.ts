@@ -255,3 +255,6 @@ export function clampPage(page: unknown, perPage: unknown, defaultPerPage = 20):
 function nonBlank(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '';
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const CUSTOMER_METHODS = ['create', 'get', 'update', 'list', 'delete', 'search', 'lookup'] as const;

@@ -1001,3 +1001,13 @@ async function recordRefund(
     },
   });
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const LEDGER_METHODS = [
+  'charge',
+  'adjust',
+  'credit',
+  'recordExternalPayment',
+  'refund',
+  'transactions',
+] as const;

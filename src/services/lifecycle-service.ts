@@ -503,3 +503,18 @@ export async function changeBillingDateInCommand(
   });
   return { subscription: moved, runNow: when.getTime() <= ctx.now.getTime() };
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const LIFECYCLE_METHODS = [
+  'changeBillingDate',
+  'update',
+  'cancel',
+  'cancelAtEndOfPeriod',
+  'undoCancelAtEndOfPeriod',
+  'reactivate',
+  'hold',
+  'resume',
+  'changeAutoResume',
+  'retry',
+  'activate',
+] as const;

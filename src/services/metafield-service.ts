@@ -424,3 +424,16 @@ async function mapNameConflict<T>(work: Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const METAFIELD_METHODS = [
+  'createFields',
+  'updateField',
+  'updateFields',
+  'deleteField',
+  'listFields',
+  'setMetadata',
+  'updateMetadata',
+  'listMetadata',
+  'deleteMetadata',
+] as const;

@@ -486,3 +486,6 @@ function changedMeanwhile(paid = false): BillingError {
       : 'The subscription was changed by another request; nothing was charged. Try again.',
   );
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const MIGRATION_METHODS = ['changeProduct', 'migrate'] as const;

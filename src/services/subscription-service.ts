@@ -1188,3 +1188,6 @@ export async function replaceCardInCommand(
   });
   return moved;
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const SUBSCRIPTION_METHODS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;

@@ -932,3 +932,16 @@ class SubjectLoader {
     return loaded;
   }
 }
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const WEBHOOK_METHODS = [
+  'createEndpoint',
+  'updateEndpoint',
+  'deleteEndpoint',
+  'listEndpoints',
+  'getEndpoint',
+  'sendTest',
+  'replay',
+  'list',
+  'get',
+] as const;

@@ -3,6 +3,9 @@
  * the engine's inputs, and serializers that write the engine's records as the service's JSON.
  * It knows nothing of HTTP; bindings (see `examples/http`) route requests through it.
  */
+
+// Later features keep their wire format in their own files.
+export * from './account-wire.js';
 export {
   type AllocationListOptions,
   allocationFields,
@@ -84,6 +87,7 @@ export {
   serializeMigrationPreview,
 } from './migration-request.js';
 export { noteFields, noteRequest } from './note-request.js';
+export * from './price-point-wire.js';
 export {
   productFamilyFields,
   productFamilyRequest,
@@ -160,6 +164,7 @@ export {
   type WebhookJson,
   webhookJson,
 } from './serialize-webhook.js';
+export * from './site-extra-wire.js';
 export {
   asProductChangeError,
   cancelSubscriptionFields,
@@ -174,6 +179,8 @@ export {
   updateSubscriptionFields,
   updateSubscriptionRequest,
 } from './subscription-change-requests.js';
+export * from './subscription-coupon-wire.js';
+export * from './subscription-extra-wire.js';
 export { subscriptionListQuery } from './subscription-list-query.js';
 export {
   createSubscriptionFields,

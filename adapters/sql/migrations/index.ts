@@ -10,6 +10,11 @@ import { deliveriesMigration } from './0005-deliveries.js';
 import { directPostClaimsMigration } from './0006-direct-post-claims.js';
 import { invoicesMigration } from './0007-invoices.js';
 import { draftInvoicesMigration } from './0008-draft-invoices.js';
+import { pricePointsMigration } from './0009-price-points.js';
+import { subscriptionReferencesMigration } from './0010-subscription-references.js';
+import { siteExtrasMigration } from './0011-site-extras.js';
+import { accountsExportsMigration } from './0012-accounts-exports.js';
+import { throughputMigration } from './0013-throughput.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -24,4 +29,9 @@ export const MIGRATIONS: readonly Migration[] = [
   directPostClaimsMigration,
   invoicesMigration,
   draftInvoicesMigration,
+  pricePointsMigration,
+  subscriptionReferencesMigration,
+  siteExtrasMigration,
+  accountsExportsMigration,
+  throughputMigration,
 ];

@@ -1,6 +1,7 @@
 /** Whole-site data operations on SQL. */
 import type { SiteDataRepository } from 'billing-engine';
 import { decodeInteger } from '../codecs.js';
+import { clearAccountData } from './accounts.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the site-data repository of one transaction. */
@@ -37,6 +38,7 @@ export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRep
       // because the references between tenant tables do not cascade.
       // Documents go with the billing they show; the numbering series (`document_sequences`)
       // stays, so that a number is never issued twice on the site.
+      await clearAccountData(db, siteId);
       await db.deleteFrom('invoice_events').where('site_id', '=', siteId).execute();
       await db.deleteFrom('credit_notes').where('site_id', '=', siteId).execute();
       await db.deleteFrom('invoices').where('site_id', '=', siteId).execute();

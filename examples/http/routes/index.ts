@@ -1,6 +1,7 @@
 import type { BillingEngine } from 'billing-engine';
 import type { Hono } from 'hono';
 import type { HttpAppEnv } from '../http-context.js';
+import { registerAccountRoutes } from './account-routes.js';
 import { registerAllocationRoutes } from './allocation-routes.js';
 import { registerCallRoutes } from './call-routes.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
@@ -17,9 +18,12 @@ import { registerMigrationRoutes } from './migration-routes.js';
 import { registerNoteRoutes } from './note-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
 import { type PortalLinkRoutesOptions, registerPortalLinkRoutes } from './portal-link-routes.js';
+import { registerPricePointRoutes } from './price-point-routes.js';
 import { registerProductFamilyRoutes } from './product-family-routes.js';
+import { registerReasonCodeRoutes } from './reason-code-routes.js';
 import { registerReferralRoutes } from './referral-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
+import { registerSubscriptionCouponRoutes } from './subscription-coupon-routes.js';
 import { registerSubscriptionRoutes } from './subscription-routes.js';
 import { registerWebhookRoutes } from './webhook-routes.js';
 
@@ -48,6 +52,10 @@ export function registerApiRoutes(
   registerWebhookRoutes(app);
   registerEventRoutes(app);
   registerInvoiceRoutes(app);
+  registerPricePointRoutes(app);
+  registerReasonCodeRoutes(app);
+  registerAccountRoutes(app);
+  registerSubscriptionCouponRoutes(app);
   registerCallRoutes(app, engine);
   registerSiteRoutes(app, engine);
   registerPortalLinkRoutes(app, engine, options.portalLinks);

@@ -1,4 +1,5 @@
 import type { Storage } from 'billing-engine';
+import { accountCases } from './accounts.js';
 import { billingConcurrencyCases } from './billing-concurrency.js';
 import { catalogCases } from './catalog.js';
 import { componentCases } from './components.js';
@@ -16,7 +17,9 @@ import { metafieldCases } from './metafields.js';
 import { noteCases } from './notes.js';
 import { outboxCases } from './outbox.js';
 import { paymentCases } from './payments.js';
+import { pricePointCases } from './price-points.js';
 import { siteDataCases } from './site-data.js';
+import { siteExtraCases } from './site-extras.js';
 import { siteCases } from './sites.js';
 import { subscriptionComponentCases } from './subscription-components.js';
 import { subscriptionCases } from './subscriptions.js';
@@ -48,6 +51,9 @@ const SECTIONS = [
   metafieldCases,
   webhookCases,
   invoiceCases,
+  pricePointCases,
+  siteExtraCases,
+  accountCases,
   concurrencyCases,
   billingConcurrencyCases,
 ] as const;

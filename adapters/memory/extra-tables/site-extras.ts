@@ -1,0 +1,14 @@
+import type { SiteOwnedTable } from '../memory-state.js';
+
+/** Tables of churn reason codes and coupon subcodes in memory; `MemoryState` holds one. */
+export class SiteExtraTables {
+  /** Tables whose rows belong to a site: removed when the site is deleted. */
+  siteOwned(): SiteOwnedTable[] {
+    return [...this.customerOwned()];
+  }
+
+  /** Tables of customer data: removed when the site's data is cleared. */
+  customerOwned(): SiteOwnedTable[] {
+    return [];
+  }
+}

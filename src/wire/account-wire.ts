@@ -1,0 +1,2 @@
+/** The wire format of prepayments, service credits, account balances and exports. */
+export {};

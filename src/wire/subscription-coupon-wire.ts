@@ -1,0 +1,2 @@
+/** The wire format of adding and removing a subscription's coupons. */
+export {};

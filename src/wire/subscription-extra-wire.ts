@@ -1,0 +1,2 @@
+/** The wire format of subscription references and lookups, purge, override, payment profiles. */
+export {};
