@@ -340,7 +340,9 @@ class StripeGatewayRefusal extends Error {}
 function clientFromKey(options: StripeGatewayOptions): Stripe {
   if (options.apiKey === undefined || !/^(sk|rk)_(live|test)_\w+$/.test(options.apiKey))
     throw new TypeError('createStripeGateway: give a Stripe client, or apiKey as a secret or restricted key.');
-  return new Stripe(options.apiKey, { ...options.stripeConfig });
+  // The gateway resends a lost payment itself (`replayAttempts`, same idempotency key), so the
+  // client's own network retries would only multiply the sends: off unless the merchant sets them.
+  return new Stripe(options.apiKey, { maxNetworkRetries: 0, ...options.stripeConfig });
 }
 
 function keyMetadata(key: string): Record<string, string> {
@@ -414,6 +416,11 @@ function chargeOutcomeOf(error: unknown): ChargeResult {
       error.param === 'payment_method' || error.param === 'customer' || error.code === 'resource_missing';
     return { outcome: aboutPayer ? 'declined' : 'error', message: `Stripe: ${error.message}` };
   }
+  if (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500)
+    // Stripe treats a 5xx as indeterminate: the payment may have started before the server failed,
+    // and a later attempt under a new key would charge again. `unknown` makes the engine look the
+    // key up before it charges anything else.
+    return { outcome: 'unknown', message: `Stripe: the server failed mid-request (${error.message})` };
   if (error instanceof Stripe.errors.StripeError) return { outcome: 'error', message: `Stripe: ${error.message}` };
   return { outcome: 'error', message: `Stripe: ${error instanceof Error ? error.message : String(error)}` };
 }

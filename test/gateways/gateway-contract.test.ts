@@ -55,7 +55,8 @@ runGatewayContract(api, {
         return { vaultToken, customerVaultToken: attached.customer_vault_token };
       },
       inject(fault) {
-        if (fault === 'error') fake.failNext({ route: INTENTS, status: 500 });
+        // A rate limit: Stripe did nothing (a 5xx is indeterminate, so the gateway answers it `unknown`).
+        if (fault === 'error') fake.failNext({ route: INTENTS, status: 429 });
         else if (fault === 'lost_after_charge') fake.dropAfterExecuting({ route: INTENTS, times: 100 });
         else fake.dropBeforeExecuting({ route: INTENTS, times: 100 });
       },

@@ -170,14 +170,24 @@ describe('Stripe gateway: charge', () => {
     expect(result).toEqual({ outcome: 'declined', message: expect.stringContaining('requires authentication') });
   });
 
-  it('maps 5xx and rate limits to a retryable error that took nothing', async () => {
-    const request = await chargeRequest('pm_card_visa', 'k:5xx');
-    fake.failNext({ route: /^POST \/v1\/payment_intents$/, status: 500 });
-    expect(await gateway.charge(request)).toMatchObject({ outcome: 'error', message: expect.stringContaining('500') });
+  it('maps a rate limit to a retryable error that took nothing', async () => {
+    const request = await chargeRequest('pm_card_visa', 'k:429');
     fake.failNext({ route: /^POST \/v1\/payment_intents$/, status: 429 });
     expect(await gateway.charge(request)).toMatchObject({ outcome: 'error' });
     expect(fake.paymentIntents.size).toBe(0);
     expect(await gateway.charge(request)).toMatchObject({ outcome: 'success' });
+  });
+
+  it('maps a 5xx to unknown (Stripe calls its outcome indeterminate), so the key is looked up before any new charge', async () => {
+    const request = await chargeRequest('pm_card_visa', 'k:5xx');
+    fake.failNext({ route: /^POST \/v1\/payment_intents$/, status: 500 });
+    expect(await gateway.charge(request)).toMatchObject({ outcome: 'unknown', message: expect.stringContaining('500') });
+    expect(fake.paymentIntents.size).toBe(0);
+    // Moments after the call, an empty Search proves nothing (Stripe indexes with a lag): the lookup says so.
+    await expect(gateway.lookup(request.idempotencyKey)).rejects.toThrow(/not searchable yet/);
+    // The same key again is safe: Stripe answers a replay with the first result, and this one never ran.
+    expect(await gateway.charge(request)).toMatchObject({ outcome: 'success' });
+    expect(fake.paymentIntents.size).toBe(1);
   });
 
   it('maps a connection that was never made to error', async () => {
@@ -203,6 +213,13 @@ describe('Stripe gateway: charge', () => {
     const result = await gateway.charge(request);
     expect(result).toMatchObject({ outcome: 'unknown' });
     expect(fake.paymentIntents.size).toBe(1);
+    // The first send and two replays (the default `replayAttempts`), all under the one key. The
+    // client's own network retries are off; stripe-node still resends once on a closed connection
+    // whatever that setting says, so each of the three may go twice: never more, never another key.
+    const sends = fake.requests.filter((r) => r.path === '/v1/payment_intents');
+    expect(sends.length).toBeGreaterThanOrEqual(3);
+    expect(sends.length).toBeLessThanOrEqual(6);
+    expect(new Set(sends.map((r) => r.idempotencyKey))).toEqual(new Set(['billing-engine:k:lost']));
     const [intent] = fake.paymentIntents.values();
     expect(await gateway.lookup('k:lost')).toEqual({ outcome: 'success', transactionId: intent!.id });
   });
