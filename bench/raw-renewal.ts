@@ -35,6 +35,12 @@ export interface RawRenewalOptions {
   readonly leaseMs: number;
   /** `performance.now()` after which no new batch is claimed (the time box); none by default. */
   readonly deadline?: number;
+  /**
+   * Renewals whose steps share transactions (default 1: three transactions per renewal). With n,
+   * the first steps of n renewals run in one transaction, then their second steps, then their
+   * third: the minimal writes batched the way the engine's group commit batches them (issue 18).
+   */
+  readonly perTransaction?: number;
 }
 
 /** The kinds of due work the engine's `runDue` claims (`HANDLED_KINDS` in renewal-service.ts). */
@@ -94,10 +100,41 @@ export function* rawRenewalRun(dialect: RawDialect, options: RawRenewalOptions):
     const ordered = [...batch].sort(
       (a, b) => dialect.ms(a.due_at) - dialect.ms(b.due_at) || dialect.int(a.id) - dialect.int(b.id),
     );
-    for (const item of ordered) {
-      yield* rawRenewal(dialect, item, options.owner);
-      renewed += 1;
+    const group = Math.max(1, options.perTransaction ?? 1);
+    for (let at = 0; at < ordered.length; at += group) {
+      const items = ordered.slice(at, at + group);
+      if (items.length === 1) yield* rawRenewal(dialect, items[0]!, options.owner);
+      else yield* batchedRenewals(dialect, items, options.owner);
+      renewed += items.length;
     }
+  }
+}
+
+/**
+ * Several renewals whose steps share transactions: each renewal's statements are exactly those of
+ * {@link rawRenewal}, but its first steps all run in one transaction, then its second steps, then
+ * its third (each renewal's own BEGIN and COMMIT are left out; one pair per step is sent).
+ */
+export function* batchedRenewals(dialect: RawDialect, items: readonly RawRow[], owner: string): RawWork<void> {
+  const runs = items.map((item) => {
+    const work = rawRenewal(dialect, item, owner);
+    return { work, next: work.next() };
+  });
+  while (runs.some((run) => !run.next.done)) {
+    yield BEGIN;
+    for (const run of runs) {
+      while (!run.next.done) {
+        const op = run.next.value;
+        if (op === BEGIN) {
+          run.next = run.work.next([]);
+          continue;
+        }
+        // Its step ends here; the next op (its next step's BEGIN, or the end) is already fetched.
+        run.next = run.work.next(op === COMMIT ? [] : yield op);
+        if (op === COMMIT) break;
+      }
+    }
+    yield COMMIT;
   }
 }
 

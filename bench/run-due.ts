@@ -27,6 +27,12 @@ import { RENEWAL_UNTIL, seedDueSubscriptions, seedSite } from './seed-subscripti
  */
 const TIME_BOXED_LIMIT = 100;
 
+/**
+ * Renewals per transaction of the batched raw ceiling: the engine's default in-flight count
+ * (`runDue` concurrency 32), whose steps its group commit shares out over its open transactions.
+ */
+const RAW_BATCH = 32;
+
 /** The engine's lease on claimed work (renewal-service.ts), which the raw claim writes too. */
 const LEASE_MS = 5 * 60_000;
 
@@ -45,6 +51,8 @@ interface RunDueRow {
   readonly label: string;
   readonly engine: EngineRun;
   readonly raw: Throughput | undefined;
+  /** The same statements with {@link RAW_BATCH} renewals' steps per transaction (issue 18's ceiling). */
+  readonly rawBatched?: Throughput | undefined;
 }
 
 /** Runs section 2 and reports it. */
@@ -58,10 +66,13 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
         `(runDue({ until, limit: ${TIME_BOXED_LIMIT} }) in a loop; BENCH_RUNDUE_MAX_SECONDS=0 renews everything)`;
   report.note(
     `Backlog: active monthly subscriptions with a card (test gateway), one renewal due-work row each, all due before ` +
-      `${RENEWAL_UNTIL.toISOString()}; ${box}. One renewal here = claim (per 100) + 3 transactions (charge and pending ` +
-      'attempt; payment-profile read; gateway call outside any transaction; payment, next renewal + notice, completion, ' +
-      '2 outbox events). Raw baseline: the same statements in the same transactions with the plain driver, without ' +
-      'the gateway call (see bench/raw-renewal.ts for the exact list). Rates are renewals/s; raw/engine = how many times ' +
+      `${RENEWAL_UNTIL.toISOString()}; ${box}. One renewal here = claim (per 100) + 2 steps (charge, invoice and pending ` +
+      'attempt with the payment-profile read; gateway call outside any transaction; payment, next renewal + notice, ' +
+      "completion, outbox events), each committed in a transaction shared with other renewals' steps (group commit, " +
+      'issue 18). Raw baseline: the statements of a renewal before invoices, in 3 transactions per renewal, with the ' +
+      'plain driver, without the gateway call (see bench/raw-renewal.ts for the exact list); raw batched: the same ' +
+      `statements with ${RAW_BATCH} renewals' steps per transaction, the ceiling batched the way the engine batches. ` +
+      'Rates are renewals/s; raw/engine = how many times ' +
       'more renewals/s the raw driver does. Memory is the process RSS and V8 heap in use, sampled every 50 ms (by a timer, and ' +
       'before each transaction, since on memory and SQLite a run never yields to timers) (peak; ' +
       'the heap figure in brackets is the peak minus the heap in use before the run, after a forced GC).',
@@ -83,7 +94,12 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
   const sqliteSmall = await sqliteRuns(context, small, false);
   rows.push({ label: 'sqlite x1', engine: sqliteSmall.engine, raw: undefined });
   const sqliteLarge = await sqliteRuns(context, config.subscriptions, true);
-  rows.push({ label: 'sqlite x1', engine: sqliteLarge.engine, raw: sqliteLarge.raw });
+  rows.push({
+    label: 'sqlite x1',
+    engine: sqliteLarge.engine,
+    raw: sqliteLarge.raw,
+    rawBatched: sqliteLarge.rawBatched,
+  });
 
   if (context.postgres.available) {
     for (const workers of [1, 2, 4]) rows.push(await postgresRuns(context, workers));
@@ -101,6 +117,8 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
       'engine renewals/s',
       'raw renewals/s',
       'raw/engine',
+      `raw batched (${RAW_BATCH}/tx) renewals/s`,
+      'batched raw/engine',
       'peak RSS',
       'peak heap used (run added)',
       'samples',
@@ -116,6 +134,8 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
         ? 'n/a'
         : `${formatRate(row.raw.perSecond)} (${row.raw.ops.toLocaleString('en-US')} in ${row.raw.seconds.toFixed(1)} s)`,
       row.raw === undefined ? 'n/a' : formatRatio(row.raw.perSecond / row.engine.throughput.perSecond),
+      row.rawBatched === undefined ? 'n/a' : formatRate(row.rawBatched.perSecond),
+      row.rawBatched === undefined ? 'n/a' : formatRatio(row.rawBatched.perSecond / row.engine.throughput.perSecond),
       formatMiB(row.engine.memory.peakRss),
       `${formatMiB(row.engine.memory.peakHeapUsed)} (+${formatMiB(Math.max(0, row.engine.memory.peakHeapUsed - row.engine.memory.baselineHeapUsed))})`,
       String(row.engine.memory.samples),
@@ -127,6 +147,12 @@ export async function runRunDueSection(context: BenchContext): Promise<void> {
       `raw/engine runDue ${row.label} (backlog ${row.engine.backlog}): ${formatRatio(row.raw.perSecond / row.engine.throughput.perSecond)} ` +
         '(throughput; how many times more renewals/s the raw driver does)',
     );
+    if (row.rawBatched !== undefined) {
+      report.ratio(
+        `batched raw/engine runDue ${row.label} (backlog ${row.engine.backlog}): ${formatRatio(row.rawBatched.perSecond / row.engine.throughput.perSecond)} ` +
+          `(the raw ceiling: the same statements, ${RAW_BATCH} renewals' steps per transaction; issue 18 asks for <= 1.5)`,
+      );
+    }
   }
   const memoryRow = rows.find((row) => row.label === 'memory x1');
   if (memoryRow) {
@@ -156,9 +182,10 @@ async function sqliteRuns(
   context: BenchContext,
   backlog: number,
   withRaw: boolean,
-): Promise<{ engine: EngineRun; raw: Throughput | undefined }> {
+): Promise<{ engine: EngineRun; raw: Throughput | undefined; rawBatched?: Throughput }> {
   const file = join(context.tempDir, `run-due-${backlog}.db`);
   const rawFile = join(context.tempDir, `run-due-${backlog}-raw.db`);
+  const rawBatchedFile = join(context.tempDir, `run-due-${backlog}-raw-batched.db`);
   const gateway = createTestGateway();
   const seeding = createSqliteStorage({ database: file });
   await seeding.migrate();
@@ -168,12 +195,22 @@ async function sqliteRuns(
   const seedSeconds = (performance.now() - seedStart) / 1000;
   // Closing the last connection checkpoints the WAL into the file, so a plain copy is complete.
   await seeding.close();
-  if (withRaw) copyFileSync(file, rawFile);
+  if (withRaw) {
+    copyFileSync(file, rawFile);
+    copyFileSync(file, rawBatchedFile);
+  }
   const storage = createSqliteStorage({ database: file });
   const engine = await engineRun(context, [storage], backlog, { gateway, seedSeconds });
   await storage.close();
   if (!withRaw) return { engine, raw: undefined };
-  const db = new BetterSqlite3(rawFile, { timeout: 5000 });
+  const raw = sqliteRaw(context, rawFile, 1);
+  const rawBatched = sqliteRaw(context, rawBatchedFile, RAW_BATCH);
+  return { engine, raw, rawBatched };
+}
+
+/** The raw baseline on a copy of the backlog, `perTransaction` renewals' steps per transaction. */
+function sqliteRaw(context: BenchContext, file: string, perTransaction: number): Throughput {
+  const db = new BetterSqlite3(file, { timeout: 5000 });
   db.pragma('journal_mode = wal');
   db.pragma('foreign_keys = on');
   try {
@@ -186,11 +223,12 @@ async function sqliteRuns(
         owner: 'raw-worker',
         batchSize: 100,
         leaseMs: LEASE_MS,
+        perTransaction,
         ...(deadline === undefined ? {} : { deadline }),
       }),
       new Map(),
     );
-    return { engine, raw: rate(renewed, performance.now() - start) };
+    return rate(renewed, performance.now() - start);
   } finally {
     db.close();
   }
@@ -206,19 +244,21 @@ async function postgresRuns(context: BenchContext, workers: number): Promise<Run
   const backlog = context.config.postgresSubscriptions;
   const schema = await server.createSchema();
   const rawSchema = await server.createSchema();
+  const rawBatchedSchema = await server.createSchema();
   const storages: Storage[] = [];
   const rawSeeding = createPostgresStorage({ pool: server.pool(rawSchema, 1), schema: null });
-  const pool = server.pool(rawSchema, workers);
-  const clients: pg.PoolClient[] = [];
+  const rawBatchedSeeding = createPostgresStorage({ pool: server.pool(rawBatchedSchema, 1), schema: null });
   try {
+    // A pool of 6 each: the claim, the lease heartbeat and the group commit's open transactions.
     for (let w = 0; w < workers; w++)
-      storages.push(createPostgresStorage({ pool: server.pool(schema, 2), schema: null }));
+      storages.push(createPostgresStorage({ pool: server.pool(schema, 6), schema: null }));
     const gateway = createTestGateway();
     const seedStart = performance.now();
     await Promise.all(
       [
         { storage: storages[0]!, gateway },
         { storage: rawSeeding, gateway: createTestGateway() },
+        { storage: rawBatchedSeeding, gateway: createTestGateway() },
       ].map(async ({ storage, gateway: cardGateway }) => {
         await storage.migrate();
         const site = await seedSite(storage, cardGateway, 'bench-renewals');
@@ -230,7 +270,30 @@ async function postgresRuns(context: BenchContext, workers: number): Promise<Run
     // Engine: `workers` engines, a pool each, renewing the backlog at once.
     const engine = await engineRun(context, storages, backlog, { gateway, seedSeconds });
 
-    // Raw: `workers` clients claiming with SKIP LOCKED, as the engines' claims do.
+    const raw = await postgresRaw(context, rawSchema, workers, 1);
+    const rawBatched = await postgresRaw(context, rawBatchedSchema, workers, RAW_BATCH);
+    return { label: `postgres x${workers}`, engine, raw, rawBatched };
+  } finally {
+    await rawSeeding.close();
+    await rawBatchedSeeding.close();
+    for (const storage of storages) await storage.close();
+    await server.dropSchema(schema);
+    await server.dropSchema(rawSchema);
+    await server.dropSchema(rawBatchedSchema);
+  }
+}
+
+/** `workers` raw clients claiming with SKIP LOCKED, as the engines' claims do, `perTransaction` renewals' steps per transaction. */
+async function postgresRaw(
+  context: BenchContext,
+  schema: string,
+  workers: number,
+  perTransaction: number,
+): Promise<Throughput> {
+  if (!context.postgres.available) throw new Error('Postgres is not available.');
+  const pool = context.postgres.server.pool(schema, workers);
+  const clients: pg.PoolClient[] = [];
+  try {
     for (let w = 0; w < workers; w++) clients.push(await pool.connect());
     const start = performance.now();
     const deadline = context.config.runDueMaxSeconds === 0 ? undefined : start + context.config.runDueMaxSeconds * 1000;
@@ -243,23 +306,19 @@ async function postgresRuns(context: BenchContext, workers: number): Promise<Run
             owner: `raw-worker-${w}`,
             batchSize: 100,
             leaseMs: LEASE_MS,
+            perTransaction,
             ...(deadline === undefined ? {} : { deadline }),
           }),
         ),
       ),
     );
-    const raw = rate(
+    return rate(
       counts.reduce((a, b) => a + b, 0),
       performance.now() - start,
     );
-    return { label: `postgres x${workers}`, engine, raw };
   } finally {
     for (const client of clients) client.release();
     await pool.end();
-    await rawSeeding.close();
-    for (const storage of storages) await storage.close();
-    await server.dropSchema(schema);
-    await server.dropSchema(rawSchema);
   }
 }
 

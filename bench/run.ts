@@ -11,7 +11,8 @@
  * due with a book of 10,000 and of 1,000,000), `BENCH_GROWTH_PG_DUE` and `BENCH_GROWTH_PG_BOOK` (the
  * same on Postgres), `BENCH_GROWTH_DATABASES` (default `sqlite,postgres`), `BENCH_SECTIONS` (e.g. `1,3`), `BENCH_POSTGRES_URL` (default the
  * local test server; when it cannot be reached the Postgres parts are skipped and the reason printed),
- * `BENCH_RESULTS_FILE`.
+ * `BENCH_RESULTS_FILE`; `--million` (or `BENCH_MILLION=1`, sized by `BENCH_MILLION_COUNT`) adds section 7,
+ * a million due renewals on SQLite and on Postgres with 4 workers (opt-in: it takes far longer).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
@@ -23,6 +24,7 @@ import { runGrowthSection } from './growth.js';
 import { runHttpSection } from './http-endpoints.js';
 import { runLatentGatewaySection } from './latent-gateway.js';
 import { formatMiB } from './measure.js';
+import { millionRequested, runMillionSection } from './million.js';
 import { type BenchPostgres, maskUrl, openBenchPostgres, probePostgres } from './postgres-bench-db.js';
 import { runRunDueSection } from './run-due.js';
 import { runSignatureSection } from './signature-verify.js';
@@ -68,9 +70,11 @@ try {
     [4, () => runHttpSection(context)],
     [5, () => runGrowthSection(context)],
     [6, () => runLatentGatewaySection(context)],
+    // Opt-in only (`--million` or BENCH_MILLION=1): it seeds and renews a million due renewals per database.
+    ...(millionRequested() ? ([[7, () => runMillionSection(context)]] as [number, () => Promise<void>][]) : []),
   ];
   for (const [n, run] of sections) {
-    if (!config.sections.has(n as SectionNumber)) continue;
+    if (n !== 7 && !config.sections.has(n as SectionNumber)) continue;
     try {
       await run();
     } catch (error) {
@@ -123,6 +127,7 @@ async function connectPostgres(c: BenchConfig): Promise<PostgresAvailability> {
     !c.sections.has(1) &&
     !c.sections.has(2) &&
     !c.sections.has(6) &&
+    !millionRequested() &&
     !(c.sections.has(5) && c.growthDatabases.has('postgres'))
   )
     return { available: false, reason: 'no section that uses it was selected' };

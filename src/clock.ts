@@ -28,6 +28,14 @@ export class ManualClock implements Clock {
 
   /** Moves the clock forward by a duration in milliseconds, or by days/hours/minutes/seconds. */
   advance(by: number | { days?: number; hours?: number; minutes?: number; seconds?: number; ms?: number }): Date {
+    // A unit it does not know (`months`, a typo) would otherwise count as zero and leave the clock
+    // where it was: a test would then assert on a renewal that never came due.
+    if (typeof by === 'object')
+      for (const unit of Object.keys(by))
+        if (!DURATION_UNITS.has(unit))
+          throw new RangeError(
+            `ManualClock.advance: unknown unit "${unit}" (days, hours, minutes, seconds or ms; months vary in length, so set() the instant instead)`,
+          );
     const ms =
       typeof by === 'number'
         ? by
@@ -41,6 +49,9 @@ export class ManualClock implements Clock {
     return this.now();
   }
 }
+
+/** The units `ManualClock.advance` takes. */
+const DURATION_UNITS: ReadonlySet<string> = new Set(['days', 'hours', 'minutes', 'seconds', 'ms']);
 
 function toEpoch(value: Date | string | number): number {
   const epoch = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);

@@ -29,6 +29,7 @@ import { REASON_CODE_METHODS, ReasonCodeService } from './services/reason-code-s
 import { ReferralService } from './services/referral-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
 import { SiteService } from './services/site-service.js';
+import { SUBSCRIPTION_COUPON_METHODS, SubscriptionCouponService } from './services/subscription-coupon-service.js';
 import { SUBSCRIPTION_METHODS, type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
 import {
   type DeliverDueOptions,
@@ -117,7 +118,8 @@ export interface SiteHandle {
   /** Signup, reads, lifecycle, product changes and migrations. */
   readonly subscriptions: Bound<SubscriptionService, (typeof SUBSCRIPTION_METHODS)[number]> &
     Bound<LifecycleService, (typeof LIFECYCLE_METHODS)[number]> &
-    Bound<MigrationService, (typeof MIGRATION_METHODS)[number]> & {
+    Bound<MigrationService, (typeof MIGRATION_METHODS)[number]> &
+    Bound<SubscriptionCouponService, (typeof SUBSCRIPTION_COUPON_METHODS)[number]> & {
       previewMigration: Bound<MigrationService, 'preview'>['preview'];
     };
   /** One-time charges, adjustments, credits, external payments, refunds and the transaction list. */
@@ -239,6 +241,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   });
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
+  const subscriptionCoupons = new SubscriptionCouponService(deps);
   const direct = new DirectPostService(deps, subscriptions);
   webhooks = new WebhookService(deps, options.webhooks);
   const webhookService = webhooks;
@@ -278,6 +281,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
         ...bind(subscriptions, subdomain, SUBSCRIPTION_METHODS),
         ...bind(lifecycle, subdomain, LIFECYCLE_METHODS),
         ...bind(migrations, subdomain, MIGRATION_METHODS),
+        ...bind(subscriptionCoupons, subdomain, SUBSCRIPTION_COUPON_METHODS),
         previewMigration: bind(migrations, subdomain, ['preview']).preview,
       },
       ledger: bind(ledger, subdomain, LEDGER_METHODS),

@@ -5,6 +5,7 @@
 import type { Storage, StorageCapabilities } from 'billing-engine';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, type SqlBool, sql } from 'kysely';
 import { type DialectHooks, driverErrorCode } from '../sql/dialect-hooks.js';
+import { outboxLockKey } from '../sql/repositories/outbox.js';
 import type { Database } from '../sql/schema.js';
 import { createSqlStorage } from '../sql/sql-storage.js';
 
@@ -71,11 +72,10 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
       );
     },
     async lockOutbox(db, siteIds) {
-      // Sorted, so that two transactions appending for the same sites cannot deadlock on the order.
+      // Shared: appenders never wait on each other, only on a paging reader (see sql/repositories/outbox.ts).
+      // Sorted, so that an appender and a reader of the same sites cannot deadlock on the order.
       for (const siteId of [...siteIds].sort((a, b) => a - b)) {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${`billing-engine:outbox:${siteId}:`} || coalesce(current_schema(), ''), 0))`.execute(
-          db,
-        );
+        await sql`select pg_advisory_xact_lock_shared(${outboxLockKey(siteId)})`.execute(db);
       }
     },
   };

@@ -11,8 +11,30 @@ import type { Database } from './schema.js';
 /** Dialect-specific behaviour of the shared SQL storage; built by `adapters/sqlite` and `adapters/postgres`. */
 export interface DialectHooks {
   readonly name: SqlDialectName;
-  /** The statement that opens a transaction (`begin immediate`, `begin isolation level ...`). */
+  /**
+   * The statement that opens a transaction (`begin immediate`, `begin isolation level ...`). A
+   * read-only transaction (`options.readOnly`) opens with {@link readOnlyBeginStatement} when the
+   * dialect gives one, else with this one.
+   */
   beginStatement(options: TransactionOptions | undefined): string;
+  /**
+   * The statement that opens a read-only transaction: one that takes no write lock (SQLite's
+   * deferred `begin`) and that the database refuses writes in (Postgres `... read only`). When
+   * absent, {@link defaultReadOnlyBegin} of the dialect is used.
+   */
+  readOnlyBeginStatement?(options: TransactionOptions | undefined): string;
+  /**
+   * Where read-only transactions run: a connection of their own beside the writer's (SQLite files
+   * in WAL mode), taken for the transaction and handed back with `release`. Absent: on the
+   * storage's own connections (Postgres pools, SQLite in memory).
+   */
+  readConnection?(): Promise<ReadConnection>;
+  /**
+   * Statements that make a read-only transaction refuse writes when it runs on a connection that
+   * also writes (SQLite in memory: `pragma query_only`): `enter` after the begin, `leave` after
+   * the commit or rollback.
+   */
+  readonly readOnlyGuard?: { readonly enter: string; readonly leave: string };
   /** How many times a whole transaction is tried when `isRetryable` says its failure was transient. */
   readonly maxAttempts: number;
   /** True for failures after which running the whole transaction again may succeed (serialization, deadlock). */
@@ -46,6 +68,31 @@ export interface DialectHooks {
    * increasing order and a reader paging with `listAfter` never skips an id committed late.
    */
   lockOutbox(db: Kysely<Database>, siteIds: readonly number[]): Promise<void>;
+}
+
+/** A connection lent to one read-only transaction (see {@link DialectHooks.readConnection}). */
+export interface ReadConnection {
+  readonly db: Kysely<Database>;
+  release(): void;
+}
+
+/**
+ * The begin statement of a read-only transaction when the dialect's hooks give none. Postgres
+ * stays at read committed (or the serializable asked for) rather than taking one snapshot for the
+ * whole transaction, because the outbox's paging reader waits on an advisory lock and then needs
+ * a statement snapshot taken after the wait (sql/repositories/outbox.ts).
+ */
+export function defaultReadOnlyBegin(name: SqlDialectName, options: TransactionOptions | undefined): string {
+  if (name === 'sqlite') return 'begin';
+  return `begin isolation level ${options?.isolation === 'serializable' ? 'serializable' : 'read committed'} read only`;
+}
+
+/** Driver codes of a write refused because the transaction or connection is read-only. */
+const READ_ONLY_VIOLATIONS = new Set(['25006', 'SQLITE_READONLY']);
+
+/** True when the driver refused a write because the transaction (or connection) is read-only. */
+export function isReadOnlyViolation(error: unknown): boolean {
+  return READ_ONLY_VIOLATIONS.has(driverErrorCode(error) ?? '');
 }
 
 /**

@@ -4,7 +4,7 @@
  * conventions, `src/ports/storage.ts`).
  */
 import { BillingError } from 'billing-engine';
-import type { DialectHooks } from './dialect-hooks.js';
+import { type DialectHooks, isReadOnlyViolation } from './dialect-hooks.js';
 
 /** Maps any error to a BillingError; BillingErrors pass through unchanged. */
 export function toBillingError(error: unknown, hooks: DialectHooks): BillingError {
@@ -15,6 +15,13 @@ export function toBillingError(error: unknown, hooks: DialectHooks): BillingErro
     return new BillingError('conflict', 'A record with the same unique key already exists.', {
       cause: error,
       data: typeof constraint === 'string' ? { constraint } : { detail },
+    });
+  }
+  if (isReadOnlyViolation(error)) {
+    // A bug in the caller, not a database fault: say so plainly.
+    return new BillingError('storage', `Write refused: this transaction is read-only (${detail})`, {
+      cause: error,
+      data: { readOnly: true },
     });
   }
   return new BillingError('storage', `Storage failure: ${detail}`, { cause: error });

@@ -1,5 +1,24 @@
 /** Tables of product and component price points (see `schema.ts`). */
+import type { ColumnType } from 'kysely';
+import type { IdColumn, InstantColumn, Int8Column, NullableInstantColumn } from './schema.js';
+
+/** `product_price_points`: identity of a price point; its terms are `product_versions` rows. */
+export interface ProductPricePointsTable {
+  id: IdColumn;
+  site_id: Int8Column;
+  product_id: Int8Column;
+  name: string;
+  handle: string;
+  /** `default`, `catalog` or `custom`. */
+  type: string;
+  /** The `product_versions.version` holding the current terms. */
+  version: ColumnType<number, number, number>;
+  archived_at: NullableInstantColumn;
+  created_at: InstantColumn;
+  updated_at: InstantColumn;
+}
 
 /** Tables of product and component price points, by table name. */
-// biome-ignore lint/suspicious/noEmptyInterface: tables are added with the feature.
-export interface PricePointTables {}
+export interface PricePointTables {
+  product_price_points: ProductPricePointsTable;
+}

@@ -182,6 +182,8 @@ export interface ProductVersionsTable {
   version: ColumnType<number, number, number>;
   terms: JsonColumn;
   created_at: InstantColumn;
+  /** The price point whose terms these are (migration 9); null only on rows older than it, which it backfills. */
+  price_point_id: ColumnType<Int8Value | null, number | null | undefined, number | null>;
 }
 
 /** `customers`, unique non-null reference per site. */

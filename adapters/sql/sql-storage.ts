@@ -13,7 +13,7 @@ import {
 import { type Kysely, sql } from 'kysely';
 import { applyMigrations } from './apply-migrations.js';
 import { createValueEncoders } from './codecs.js';
-import type { DialectHooks } from './dialect-hooks.js';
+import { type DialectHooks, defaultReadOnlyBegin, type ReadConnection } from './dialect-hooks.js';
 import { guardRepository, type TransactionGuard, toBillingError } from './errors.js';
 import { createAccountsRepository, createExportsRepository } from './repositories/accounts.js';
 import { createCatalogRepository } from './repositories/catalog.js';
@@ -86,7 +86,9 @@ export interface SqlStorageOptions {
  * the transaction with the dialect's `begin` statement, builds the repositories on that
  * connection, and commits when `work` resolves. A retryable failure (serialization, deadlock)
  * runs the whole `work` again, up to `hooks.maxAttempts` times, so `work` must not have effects
- * outside the database (the engine never calls a gateway inside a transaction).
+ * outside the database (the engine never calls a gateway inside a transaction). A read-only
+ * transaction (`{ readOnly: true }`) skips the writer queue, opens with the dialect's read-only
+ * begin, and runs on a read connection when the dialect lends one (see `DialectHooks`).
  *
  * A statement the database rejects dooms its transaction, even when `work` catches the error:
  * Postgres refuses every later statement of an aborted transaction, and SQLite behaves the same
@@ -104,41 +106,66 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
   ): Promise<T> {
     // Set once the error to report is final (from `work`, or an explained commit failure).
     let workFailed = false;
-    const releaseWriter = hooks.acquireWriter === undefined ? undefined : await hooks.acquireWriter();
+    const readOnly = txOptions?.readOnly === true;
+    // A read-only transaction never queues behind writers: on its own connection when the dialect
+    // lends one (SQLite WAL readers run beside the writer), else on the storage's connections.
+    let reader: ReadConnection | undefined;
+    let releaseWriter: (() => void) | undefined;
     try {
-      return await db.connection().execute(async (conn) => {
+      if (readOnly) reader = await hooks.readConnection?.();
+      else releaseWriter = await hooks.acquireWriter?.();
+    } catch (error) {
+      throw toBillingError(error, hooks);
+    }
+    const guard = readOnly && reader === undefined ? hooks.readOnlyGuard : undefined;
+    const begin = readOnly
+      ? (hooks.readOnlyBeginStatement?.(txOptions) ?? defaultReadOnlyBegin(hooks.name, txOptions))
+      : hooks.beginStatement(txOptions);
+    try {
+      return await (reader?.db ?? db).connection().execute(async (conn) => {
         const scope = new TransactionScope(hooks);
-        await sql.raw(hooks.beginStatement(txOptions)).execute(conn);
-        let result: T;
+        await sql.raw(begin).execute(conn);
         try {
-          result = await work(conn, scope);
-          scope.throwIfDoomed();
-        } catch (error) {
-          workFailed = true;
+          let result: T;
+          try {
+            if (guard !== undefined) await sql.raw(guard.enter).execute(conn);
+            result = await work(conn, scope);
+            scope.throwIfDoomed();
+          } catch (error) {
+            workFailed = true;
+            scope.end();
+            await rollbackQuietly(conn);
+            throw error;
+          }
           scope.end();
-          await rollbackQuietly(conn);
-          throw error;
+          try {
+            await sql.raw('commit').execute(conn);
+          } catch (error) {
+            await rollbackQuietly(conn);
+            workFailed = true;
+            // A rejected COMMIT rolled back; a connection lost during COMMIT leaves the outcome
+            // unknown to us, which is why payments are reconciled by key rather than retried blindly.
+            throw new BillingError('storage', `Commit failed: ${messageOf(error)}`, {
+              cause: error,
+              data: { phase: 'commit' },
+            });
+          }
+          return result;
+        } finally {
+          // The connection writes again for the next transaction; a dead one has nothing to undo.
+          if (guard !== undefined)
+            await sql
+              .raw(guard.leave)
+              .execute(conn)
+              .catch(() => {});
         }
-        scope.end();
-        try {
-          await sql.raw('commit').execute(conn);
-        } catch (error) {
-          await rollbackQuietly(conn);
-          workFailed = true;
-          // A rejected COMMIT rolled back; a connection lost during COMMIT leaves the outcome
-          // unknown to us, which is why payments are reconciled by key rather than retried blindly.
-          throw new BillingError('storage', `Commit failed: ${messageOf(error)}`, {
-            cause: error,
-            data: { phase: 'commit' },
-          });
-        }
-        return result;
       });
     } catch (error) {
       // Errors of `work` reach the caller as they are; failures to connect or to begin are mapped.
       throw workFailed ? error : toBillingError(error, hooks);
     } finally {
       releaseWriter?.();
+      reader?.release();
     }
   }
 

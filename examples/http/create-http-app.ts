@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { type BillingEngine, BillingError } from 'billing-engine';
+import { type BillingEngine, BillingError, type SiteRecord } from 'billing-engine';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type AddressRateLimitOptions, createAddressLimits } from './address-limits.js';
-import { apiKeyFromAuthorization } from './basic-credentials.js';
+import { apiKeyFromAuthorization, createVerifiedKeyCache } from './basic-credentials.js';
 import { type HttpAppEnv, HttpProblem, sendError, sendJson, sendProblem } from './http-context.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { type HttpOpsOptions, metricsFor, registerOpsRoutes, requestIdOf, requestMiddleware } from './ops/http-ops.js';
@@ -26,6 +26,14 @@ export interface HttpAppOptions {
   readonly engine: BillingEngine;
   /** Output spellings: `spec` (default; state `cancelled`) or `chargify` (state `canceled`) for existing clients. */
   readonly compat?: WireCompat;
+  /**
+   * How long an API key the engine verified is trusted without asking it again, in ms (default
+   * {@link DEFAULT_API_KEY_CACHE_TTL_MS}; 0 checks every request against storage). A revoked key,
+   * a deleted site and a changed zone or currency take effect at most this long after the key was
+   * last verified; presented keys are still hashed and compared in constant time, and wrong keys
+   * are never cached (see basic-credentials.ts).
+   */
+  readonly apiKeyCacheTtlMs?: number;
   /** Largest accepted request body; larger ones get 413. Default 1 MiB. */
   readonly bodyLimitBytes?: number;
   /**
@@ -60,6 +68,9 @@ export interface HttpAppOptions {
    */
   readonly ops?: HttpOpsOptions;
 }
+
+/** The default lifetime of a verified API key in the app's cache: one second. */
+export const DEFAULT_API_KEY_CACHE_TTL_MS = 1000;
 
 /** The default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -122,6 +133,10 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
   const limits = options.rateLimit === false ? undefined : createTokenBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT);
   const addressOptions = options.addressRateLimit ?? (options.rateLimit === false ? false : {});
   const addressLimits = addressOptions === false ? undefined : createAddressLimits(addressOptions);
+  const keyCacheTtlMs = options.apiKeyCacheTtlMs ?? DEFAULT_API_KEY_CACHE_TTL_MS;
+  if (!Number.isFinite(keyCacheTtlMs) || keyCacheTtlMs < 0)
+    throw new RangeError('apiKeyCacheTtlMs must be a non-negative number');
+  const verifiedKeys = keyCacheTtlMs > 0 ? createVerifiedKeyCache<SiteRecord>({ ttlMs: keyCacheTtlMs }) : undefined;
   const metrics = metricsFor(options.ops);
   metrics.readBacklogFrom(engineBacklog(engine));
   const logger = options.ops?.logger;
@@ -164,13 +179,21 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     if (wait !== undefined) throw rateLimited(wait);
     const subdomain = siteFromHost(c.req.header('host'));
     const apiKey = apiKeyFromAuthorization(c.req.header('authorization'));
-    let site: Awaited<ReturnType<BillingEngine['authenticate']>>;
+    let record: SiteRecord;
     try {
       // A missing or wrong key, a key of another site and an unknown site all fail here alike, as
       // the engine's `unauthorized` (401), before any route runs.
       if (subdomain === undefined || apiKey === undefined)
         throw new BillingError('unauthorized', 'HTTP Basic: Access denied.', { shape: 'plain' });
-      site = await engine.authenticate(subdomain, apiKey);
+      // The key check and the site read happen once per request (or once per TTL with the cache);
+      // the record then serves the serializers (`wireContext`) without reading the site again.
+      const cached = verifiedKeys?.get(subdomain, apiKey);
+      if (cached !== undefined) {
+        record = cached;
+      } else {
+        record = await engine.sites.authenticate(subdomain, apiKey);
+        verifiedKeys?.set(subdomain, apiKey, record);
+      }
     } catch (error) {
       const denied = error instanceof BillingError && error.code === 'unauthorized';
       if (addressLimits !== undefined && denied) {
@@ -184,7 +207,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
       }
       throw error;
     }
+    const site = engine.site(record.subdomain);
     c.set('site', site);
+    c.set('siteRecord', record);
     c.set('compat', compat);
     if (limits !== undefined) {
       // Hashed so that the limiter's map never holds a usable key; only worked out when limiting.

@@ -1,4 +1,4 @@
-import type { SiteHandle } from 'billing-engine';
+import type { SiteHandle, SiteRecord } from 'billing-engine';
 import { notFound } from 'billing-engine';
 import type { Context } from 'hono';
 import {
@@ -14,6 +14,12 @@ export interface HttpAppEnv {
   Variables: {
     /** The site the request's Host and API key resolved to; every engine call goes through it. */
     site: SiteHandle;
+    /**
+     * The site's record as authentication read it (or, with the app's key cache, as it read it at
+     * most `apiKeyCacheTtlMs` ago): the serializers take its zone and currency from here, so that
+     * a request reads the site once rather than once per engine call. Engine calls read it afresh.
+     */
+    siteRecord: SiteRecord;
     /** The subdomain and hashed key the request authenticated with (the rate-limit key). */
     caller: string;
     compat: WireCompat;
@@ -94,9 +100,12 @@ export function stripJsonSuffix(value: string): string {
   return value.endsWith('.json') ? value.slice(0, -'.json'.length) : value;
 }
 
-/** The serializers' context for this request's site: its zone, currency and the app's compat. */
+/**
+ * The serializers' context for this request's site: its zone, currency and the app's compat. The
+ * site comes from the request's authentication (see `siteRecord`), so no storage read happens here.
+ */
 export async function wireContext(c: HttpContext): Promise<WireContext> {
-  const site = await c.var.site.info();
+  const site = c.var.siteRecord ?? (await c.var.site.info());
   return { timeZone: site.timeZone, currency: site.currency, compat: c.var.compat };
 }
 

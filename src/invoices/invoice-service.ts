@@ -9,6 +9,7 @@ import { BillingError, invalid, notFound, ValidationCollector } from '../errors.
 import type { NewTransaction, SiteRecord, StorageTransaction } from '../ports/storage.js';
 import { type CommandContext, runCommand } from '../services/command-runner.js';
 import type { LedgerService } from '../services/ledger-service.js';
+import { settleIfPaid } from '../services/lifecycle-service.js';
 import { post } from '../services/posting.js';
 import { loadSite } from '../services/site-lookup.js';
 import { line, loadSubscription, type SubscriptionDeps } from '../services/subscription-service.js';
@@ -17,6 +18,8 @@ import type {
   AdhocInvoiceInput,
   CreditNoteRecord,
   DocumentRenderExtras,
+  InvoiceCustomerChanges,
+  InvoiceCustomerSnapshot,
   InvoiceEventRecord,
   InvoiceListQuery,
   InvoicePaymentInput,
@@ -24,6 +27,8 @@ import type {
   InvoiceRefundInput,
   InvoiceStatus,
   InvoicesApi,
+  MultiInvoicePaymentInput,
+  MultiInvoicePaymentResult,
   StatementRecord,
 } from './model.js';
 import { computeStatements, statementSubscription } from './statements.js';
@@ -281,6 +286,103 @@ export class InvoiceService {
   }
 
   /**
+   * One external payment spread across several open invoices of one customer, all or nothing: the
+   * amount must equal the sum of the applications, each invoice must be open and owe at least what
+   * is applied to it (applications to one invoice add up). Each application posts a `manual`
+   * payment line that pays its invoice, all in one transaction, so a refused application leaves
+   * every invoice as it was.
+   */
+  recordMultiplePayment(subdomain: string, input: MultiInvoicePaymentInput): Promise<MultiInvoicePaymentResult> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const errors = new ValidationCollector();
+      const total = positiveAmount(input?.amountInCents, errors);
+      const applications = Array.isArray(input?.applications) ? input.applications : [];
+      if (applications.length === 0) errors.add('Applications: cannot be blank.', 'applications');
+      let sum = 0;
+      const wanted = new Map<string, number>();
+      for (const [i, application] of applications.entries()) {
+        const amount = application.amountInCents;
+        if (!Number.isSafeInteger(amount) || amount <= 0) {
+          errors.add(`Applications: amount of application ${i + 1} must be greater than 0.`, 'applications');
+          continue;
+        }
+        sum += amount;
+        wanted.set(application.invoiceUid, (wanted.get(application.invoiceUid) ?? 0) + amount);
+      }
+      if (input?.memo !== undefined && typeof input.memo !== 'string') errors.add('Memo: must be a string.', 'memo');
+      errors.throwIfAny();
+      if (sum !== total) throw invalid('Amount: must equal the sum of the applications.', 'amount');
+      const invoices = new Map<string, InvoiceRecord>();
+      let customerId: number | undefined;
+      for (const [uid, amount] of wanted) {
+        const invoice = await ctx.tx.invoices.findByUid(site.id, uid);
+        if (invoice === undefined) {
+          errors.add(`Applications: invoice ${uid} was not found.`, 'applications');
+          continue;
+        }
+        invoices.set(uid, invoice);
+        if (invoice.status !== 'open') {
+          errors.add(`Applications: invoice ${uid} is ${invoice.status} and cannot take payments.`, 'applications');
+        } else if (amount > invoice.dueInCents) {
+          errors.add(`Applications: the amount applied to invoice ${uid} exceeds its due amount.`, 'applications');
+        }
+        customerId ??= invoice.customerId;
+        if (invoice.customerId !== customerId) {
+          errors.add('Applications: every invoice must belong to the same customer.', 'applications');
+        }
+      }
+      errors.throwIfAny();
+      const recorded: MultiInvoicePaymentResult['applications'][number][] = [];
+      for (const application of applications) {
+        const invoice = invoices.get(application.invoiceUid)!;
+        const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
+        const memo = input.memo ?? `Payment for invoice ${invoice.number}`;
+        const [written] = await post(
+          ctx.tx,
+          [line(subscription, 'payment', 'manual', application.amountInCents, memo, ctx.now, { success: true })],
+          { payInvoiceUid: invoice.uid },
+        );
+        recorded.push({
+          invoiceUid: invoice.uid,
+          amountInCents: application.amountInCents,
+          transactionId: written!.id,
+        });
+      }
+      for (const subscriptionId of new Set([...invoices.values()].map((i) => i.subscriptionId))) {
+        await settleIfPaid(ctx, site.id, subscriptionId);
+      }
+      return { totalInCents: total, currency: site.currency, applications: recorded };
+    });
+  }
+
+  /** What refreshing an open invoice's customer snapshot would change; nothing is written. */
+  previewCustomerInformation(subdomain: string, uid: string): Promise<InvoiceCustomerChanges> {
+    return this.#read(async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const invoice = await loadOpenForCustomerChange(ctx.tx, site.id, uid);
+      return customerChanges(invoice.customer, await currentSnapshot(ctx.tx, invoice));
+    });
+  }
+
+  /**
+   * Refreshes an open invoice's customer snapshot from the customer record (and the card's billing
+   * address, as issuing takes it). Paid and voided invoices keep the snapshot they were settled with.
+   */
+  updateCustomerInformation(subdomain: string, uid: string): Promise<InvoiceRecord> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const invoice = await loadOpenForCustomerChange(ctx.tx, site.id, uid);
+      const snapshot = await currentSnapshot(ctx.tx, invoice);
+      const changes = customerChanges(invoice.customer, snapshot);
+      if (changes.payer === null && changes.billingAddress === null) return invoice;
+      const updated = await ctx.tx.invoices.update({ ...invoice, customer: snapshot, updatedAt: ctx.now });
+      if (updated === undefined) throw notFound('Invoice', uid);
+      return updated;
+    });
+  }
+
+  /**
    * Refunds money paid on an invoice through the ledger's refund (the gateway's for a gateway
    * payment, an external refund otherwise), which issues the credit note. Never more than the
    * invoice's paid amount less what was refunded, nor more than the chosen payment paid on it.
@@ -500,6 +602,9 @@ export function bindInvoices(service: InvoiceService, subdomain: string): Invoic
     events: (uid) => service.events(subdomain, uid),
     void: (uid, reason) => service.void(subdomain, uid, reason),
     recordPayment: (uid, input) => service.recordPayment(subdomain, uid, input),
+    recordMultiplePayment: (input) => service.recordMultiplePayment(subdomain, input),
+    previewCustomerInformation: (uid) => service.previewCustomerInformation(subdomain, uid),
+    updateCustomerInformation: (uid) => service.updateCustomerInformation(subdomain, uid),
     refund: (uid, input) => service.refund(subdomain, uid, input),
     reopen: (uid) => service.reopen(subdomain, uid),
     issue: (uid) => service.issue(subdomain, uid),
@@ -546,4 +651,52 @@ function nextDayStart(date: string, site: SiteRecord): Date {
   const next = new Date(`${date}T00:00:00Z`);
   next.setUTCDate(next.getUTCDate() + 1);
   return parseLocalDate(next.toISOString().slice(0, 10), site.timeZone);
+}
+
+/** An invoice whose customer snapshot may change: open or draft; `not_found` or 422 otherwise. */
+async function loadOpenForCustomerChange(tx: StorageTransaction, siteId: number, uid: string): Promise<InvoiceRecord> {
+  const invoice = await loadInvoice(tx, siteId, uid);
+  if (invoice.status !== 'open' && invoice.status !== 'draft') {
+    throw invalid(`Invoice: the customer information of a ${invoice.status} invoice cannot change.`);
+  }
+  return invoice;
+}
+
+/**
+ * The customer snapshot a new invoice of this subscription would take now: the customer's
+ * fields, and the card's billing address when it has one, else the customer's (the same rule as
+ * issuing, in `issuing.ts`).
+ */
+async function currentSnapshot(tx: StorageTransaction, invoice: InvoiceRecord): Promise<InvoiceCustomerSnapshot> {
+  const customer = await tx.customers.findById(invoice.siteId, invoice.customer.customerId);
+  if (customer === undefined) throw notFound('Customer', invoice.customer.customerId);
+  const subscription = await tx.subscriptions.findById(invoice.siteId, invoice.subscriptionId);
+  const profile =
+    subscription?.paymentProfileId == null
+      ? undefined
+      : await tx.customers.findPaymentProfile(invoice.siteId, subscription.paymentProfileId);
+  const cardAddress = profile?.billingAddress;
+  const hasCardAddress = cardAddress !== undefined && Object.values(cardAddress).some((v) => v !== null && v !== '');
+  return {
+    customerId: customer.id,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    organization: customer.organization,
+    email: customer.email,
+    reference: customer.reference,
+    billingAddress: hasCardAddress ? cardAddress : customer.address,
+  };
+}
+
+function customerChanges(before: InvoiceCustomerSnapshot, after: InvoiceCustomerSnapshot): InvoiceCustomerChanges {
+  const payerKeys = ['firstName', 'lastName', 'organization', 'email', 'reference'] as const;
+  const addressKeys = ['address', 'address2', 'city', 'state', 'zip', 'country'] as const;
+  const payerChanged = payerKeys.some((k) => before[k] !== after[k]);
+  const addressChanged = addressKeys.some(
+    (k) => (before.billingAddress[k] ?? null) !== (after.billingAddress[k] ?? null),
+  );
+  return {
+    payer: payerChanged ? { before, after } : null,
+    billingAddress: addressChanged ? { before: before.billingAddress, after: after.billingAddress } : null,
+  };
 }

@@ -97,6 +97,80 @@ export function addDays(date: string, days: number): string {
   return at.toISOString().slice(0, 10);
 }
 
+/**
+ * Invoices issued in a transaction that numbers at its end ({@link deferInvoiceNumbering}) and not
+ * numbered yet, in issue order, with the prefix they are numbered under.
+ */
+const unnumbered = new WeakMap<StorageTransaction, { invoice: InvoiceRecord; prefix: string }[]>();
+
+/**
+ * Lets the invoices issued in `tx` take their numbers when the transaction is about to end
+ * ({@link numberDeferredInvoices}) rather than when they are issued. Numbers stay gap-free either
+ * way: the number is taken from the site's counter row, whose row lock is held until the
+ * transaction ends. Taken at the end, that lock is held for a few statements rather than for the
+ * rest of the transaction, so a site's concurrent renewals no longer queue behind each other's
+ * whole transactions (issue 18). Until it is numbered an invoice is stored without a number,
+ * like a draft, and its `issue_invoice` and `invoice_issued` events wait with the number; a later
+ * post to the same subscription in the transaction numbers it first, so its events stay in order.
+ * The caller must call {@link numberDeferredInvoices} before the transaction commits.
+ */
+export function deferInvoiceNumbering(tx: StorageTransaction): void {
+  if (!unnumbered.has(tx)) unnumbered.set(tx, []);
+}
+
+/**
+ * Numbers the invoices issued in `tx` since {@link deferInvoiceNumbering} (only those of
+ * `subscriptionId` when given), in issue order, and records their issue events.
+ */
+export async function numberDeferredInvoices(
+  tx: StorageTransaction,
+  subscriptionId?: number,
+): Promise<InvoiceRecord[]> {
+  const pending = unnumbered.get(tx);
+  if (pending === undefined || pending.length === 0) return [];
+  const taken = pending.filter((p) => subscriptionId === undefined || p.invoice.subscriptionId === subscriptionId);
+  if (taken.length === 0) return [];
+  unnumbered.set(
+    tx,
+    pending.filter((p) => !taken.includes(p)),
+  );
+  const done: InvoiceRecord[] = [];
+  for (const { invoice, prefix } of taken) {
+    const numbered = await withNumber(tx, invoice, prefix);
+    // Unchanged since it was issued: a later change would have been a post of its subscription,
+    // which numbers it first (attachDocuments).
+    const stored = await tx.invoices.update(numbered);
+    if (stored === undefined) throw new Error(`Invoice ${invoice.uid} vanished before it was numbered.`);
+    await announceIssue(tx, numbered);
+    done.push(numbered);
+  }
+  return done;
+}
+
+/** `invoice` with the next number of its site's invoice series (the counter row stays locked until commit). */
+async function withNumber(tx: StorageTransaction, invoice: InvoiceRecord, prefix: string): Promise<InvoiceRecord> {
+  const sequence = await tx.invoices.nextSequence(invoice.siteId, 'invoice');
+  return { ...invoice, number: `${prefix}${sequence}`, sequenceNumber: sequence };
+}
+
+/** The `issue_invoice` invoice event and the `invoice_issued` outbox event of a numbered invoice, as issued. */
+async function announceIssue(tx: StorageTransaction, invoice: InvoiceRecord): Promise<void> {
+  await tx.invoices.appendEvent(invoice.siteId, {
+    invoiceUid: invoice.uid,
+    eventType: 'issue_invoice',
+    data: { number: invoice.number, total_amount_in_cents: invoice.totalInCents, role: invoice.role },
+    createdAt: invoice.updatedAt,
+  });
+  await recordDocumentEvent(tx, {
+    siteId: invoice.siteId,
+    key: 'invoice_issued',
+    subjectType: 'invoice',
+    subjectId: invoice.id,
+    payload: invoiceEventPayload(invoice),
+    occurredAt: invoice.updatedAt,
+  });
+}
+
 /** Reads shared by the documents of one post. */
 class PostScope {
   #site: SiteRecord | undefined;
@@ -154,9 +228,13 @@ async function attachForSubscription(
   const { tx, siteId } = scope;
   const subscriptionId = lines[0]!.subscriptionId;
   const now = lines[0]!.createdAt;
+  // An invoice of this subscription still waiting for its number is numbered before this post
+  // changes anything, so that its issue comes first among its events.
+  await numberDeferredInvoices(tx, subscriptionId);
   const site = await scope.site();
   const ledger = new InvoiceBook(tx, siteId, subscriptionId, now, site.timeZone);
   let preferred: string | undefined;
+  let fresh: InvoiceRecord | undefined;
 
   if (options.voidInvoiceUid !== undefined) await ledger.void(options.voidInvoiceUid, options.reason ?? '');
   if (options.reopenInvoiceUid !== undefined) await ledger.reopen(options.reopenInvoiceUid);
@@ -166,6 +244,7 @@ async function attachForSubscription(
     const invoice = await issueInvoice(scope, billed, options, tax);
     ledger.add(invoice);
     preferred = invoice.uid;
+    fresh = invoice;
   }
   preferred = options.payInvoiceUid ?? preferred;
 
@@ -177,6 +256,14 @@ async function attachForSubscription(
 
   for (const refund of lines.filter((l) => l.type === 'refund' && l.paymentId !== null)) {
     await issueCreditNotes(scope, ledger, refund, options.refundInvoiceUid);
+  }
+  if (fresh !== undefined && fresh.sequenceNumber === null && ledger.changed(fresh.uid)) {
+    // The post changes its own fresh invoice (a payment or credit applied to it): it is numbered and
+    // its issue recorded now, before the changes and their events are saved.
+    const numbered = (await numberDeferredInvoices(tx, subscriptionId)).find((i) => i.uid === fresh.uid);
+    if (numbered?.number == null || numbered.sequenceNumber === null)
+      throw new Error(`Invoice ${fresh.uid} was not numbered.`);
+    ledger.numbered(fresh.uid, numbered.number, numbered.sequenceNumber);
   }
   await ledger.save();
 }
@@ -217,6 +304,18 @@ class InvoiceBook {
     const at = list.findIndex((i) => i.uid === next.uid);
     list[at] = next;
     this.#changed.add(next.uid);
+  }
+
+  /** Whether this post changed the invoice. */
+  changed(uid: string): boolean {
+    return this.#changed.has(uid);
+  }
+
+  /** Gives a changed invoice the number it was just given in storage, so that saving it keeps the number. */
+  numbered(uid: string, number: string, sequenceNumber: number): void {
+    const list = this.#loaded!;
+    const at = list.findIndex((i) => i.uid === uid);
+    list[at] = { ...list[at]!, number, sequenceNumber };
   }
 
   event(uid: string, type: InvoiceEventType, data: Record<string, unknown>): void {
@@ -267,7 +366,7 @@ class InvoiceBook {
       if (remaining === 0) break;
       const amount = Math.min(remaining, invoice.dueInCents);
       remaining -= amount;
-      const method = payment.kind === 'manual' ? 'external' : 'payment';
+      const method = payment.kind === 'manual' || payment.kind === 'prepayment' ? 'external' : 'payment';
       this.#settle(invoice, {
         payments: [
           ...invoice.payments,
@@ -544,13 +643,17 @@ async function issueInvoice(
     options.issueDraftUid === undefined ? undefined : await tx.invoices.findByUid(siteId, options.issueDraftUid);
   if (options.issueDraftUid !== undefined && (draft?.status !== 'draft' || draft.lineItems.length !== lineItems.length))
     throw new Error(`Invoice ${options.issueDraftUid} is not a draft of these lines.`);
-  const sequence = await tx.invoices.nextSequence(siteId, 'invoice');
   const issueDate = localDateString(now, site.timeZone);
   const netTermsDays =
     draft === undefined ? (options.netTermsDays ?? terms.netTermsDays) : daysBetween(draft.issueDate, draft.dueDate);
   const version = await tx.catalog.findProductVersion(siteId, subscription.productId, subscription.productVersion);
   const product = await tx.catalog.findProduct(siteId, subscription.productId);
   const family = product === undefined ? undefined : await tx.catalog.findFamily(siteId, product.familyId);
+  // Taken after every read, or at the transaction's end when it defers numbering: the counter row
+  // stays locked until the transaction ends (that is what keeps committed numbers gap-free), and
+  // every other issuer of the site waits on it meanwhile.
+  const deferred = draft === undefined ? unnumbered.get(tx) : undefined;
+  const sequence = deferred === undefined ? await tx.invoices.nextSequence(siteId, 'invoice') : null;
   const periodIndex = billed.reduce<number | null>(
     (max, l) => (l.periodIndex === null ? max : Math.max(max ?? l.periodIndex, l.periodIndex)),
     null,
@@ -562,7 +665,7 @@ async function issueInvoice(
     siteId,
     subscriptionId: subscription.id,
     customerId: subscription.customerId,
-    number: `${terms.prefix}${sequence}`,
+    number: sequence === null ? null : `${terms.prefix}${sequence}`,
     sequenceNumber: sequence,
     status: nothingDue ? 'paid' : 'open',
     role: options.role ?? roleOf(billed, subscription),
@@ -598,6 +701,10 @@ async function issueInvoice(
   const invoice =
     draft === undefined ? await tx.invoices.insert(record) : await tx.invoices.update({ ...record, id: draft.id });
   if (invoice === undefined) throw new Error(`Draft invoice ${draft?.uid} vanished while issuing.`);
+  if (deferred !== undefined) {
+    deferred.push({ invoice, prefix: terms.prefix });
+    return invoice;
+  }
   if (draft !== undefined) {
     await tx.invoices.appendEvent(siteId, {
       invoiceUid: invoice.uid,
@@ -606,20 +713,7 @@ async function issueInvoice(
       createdAt: now,
     });
   }
-  await tx.invoices.appendEvent(siteId, {
-    invoiceUid: invoice.uid,
-    eventType: 'issue_invoice',
-    data: { number: invoice.number, total_amount_in_cents: total, role: invoice.role },
-    createdAt: now,
-  });
-  await recordDocumentEvent(tx, {
-    siteId,
-    key: 'invoice_issued',
-    subjectType: 'invoice',
-    subjectId: invoice.id,
-    payload: invoiceEventPayload(invoice),
-    occurredAt: now,
-  });
+  await announceIssue(tx, invoice);
   return invoice;
 }
 

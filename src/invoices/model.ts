@@ -260,6 +260,41 @@ export interface InvoicePaymentInput {
   readonly method?: 'external' | 'payment';
 }
 
+/** One invoice's share of a {@link MultiInvoicePaymentInput}. */
+export interface InvoicePaymentApplicationInput {
+  readonly invoiceUid: string;
+  readonly amountInCents: number;
+}
+
+/** One external payment spread across several open invoices of one customer. */
+export interface MultiInvoicePaymentInput {
+  /** The whole payment: must equal the sum of the applications. */
+  readonly amountInCents: number;
+  readonly memo?: string;
+  readonly applications: readonly InvoicePaymentApplicationInput[];
+}
+
+/** What {@link InvoicesApi.recordMultiplePayment} recorded: one ledger payment line per application. */
+export interface MultiInvoicePaymentResult {
+  readonly totalInCents: number;
+  readonly currency: string;
+  readonly applications: readonly {
+    readonly invoiceUid: string;
+    readonly amountInCents: number;
+    /** The ledger payment line that pays this invoice. */
+    readonly transactionId: number;
+  }[];
+}
+
+/** What refreshing an invoice's customer snapshot changes: each part before and after, or null when it is the same. */
+export interface InvoiceCustomerChanges {
+  readonly payer: {
+    readonly before: InvoiceCustomerSnapshot;
+    readonly after: InvoiceCustomerSnapshot;
+  } | null;
+  readonly billingAddress: { readonly before: AddressFields; readonly after: AddressFields } | null;
+}
+
 export interface InvoiceRefundInput {
   readonly amountInCents: number;
   readonly memo: string;
@@ -278,6 +313,19 @@ export interface InvoicesApi {
    */
   void(uid: string, reason: string): Promise<InvoiceRecord>;
   recordPayment(uid: string, input: InvoicePaymentInput): Promise<InvoiceRecord>;
+  /**
+   * Records one payment received outside the gateway for several open invoices of one customer,
+   * all or nothing: each application pays its invoice (never more than it owes) with a `manual`
+   * payment line of the invoice's subscription, in one transaction.
+   */
+  recordMultiplePayment(input: MultiInvoicePaymentInput): Promise<MultiInvoicePaymentResult>;
+  /** What {@link updateCustomerInformation} would change on an open invoice; nothing is written. */
+  previewCustomerInformation(uid: string): Promise<InvoiceCustomerChanges>;
+  /**
+   * Refreshes an open invoice's customer snapshot (name, organization, email, reference, billing
+   * address) from the customer record as it is now, the way a new invoice would take it.
+   */
+  updateCustomerInformation(uid: string): Promise<InvoiceRecord>;
   refund(uid: string, input: InvoiceRefundInput): Promise<{ invoice: InvoiceRecord; creditNote: CreditNoteRecord }>;
   reopen(uid: string): Promise<InvoiceRecord>;
   /**

@@ -6,10 +6,5 @@
 export type * from './catalog-records.js';
 export type * from './customer-records.js';
 export type * from './ledger-records.js';
+export type { PageRequest } from './page-request.js';
 export type * from './subscription-records.js';
-
-/** A page request: 1-based page, page size already clamped by the caller. */
-export interface PageRequest {
-  readonly page: number;
-  readonly perPage: number;
-}

@@ -3,7 +3,7 @@
  * conventions as `storage.ts`: site-scoped, copies out, `undefined` for not found, `conflict` for
  * unique violations.
  */
-import type { PageRequest } from './billing-records.js';
+import type { PageRequest } from './page-request.js';
 
 /** Component kinds. */
 export type ComponentKind = 'quantity_based_component' | 'on_off_component' | 'metered_component';
@@ -119,7 +119,10 @@ export interface CouponsRepository {
   /** Inserts a coupon with 0 redemptions; a taken code gives `conflict`. */
   insert(coupon: Omit<CouponRecord, 'id' | 'redemptions'>): Promise<CouponRecord>;
   findById(siteId: number, id: number): Promise<CouponRecord | undefined>;
-  /** By normalised code (the caller upper-cases). */
+  /**
+   * By normalised code (the caller upper-cases): the coupon with that code, else the coupon that
+   * has it as a subcode (see `CouponSubcodesRepository`), so every use of a code accepts subcodes.
+   */
   findByCode(siteId: number, code: string): Promise<CouponRecord | undefined>;
   /** The site's coupons by id, one page. */
   list(siteId: number, page: PageRequest): Promise<CouponRecord[]>;

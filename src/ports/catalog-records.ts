@@ -56,6 +56,11 @@ export interface ProductVersionRecord {
   readonly version: number;
   readonly terms: ProductTerms;
   readonly createdAt: Date;
+  /**
+   * The price point whose terms these are (see `price-point-records.ts`). Every version made since
+   * price points exist has one; absent on records built by callers that predate them.
+   */
+  readonly pricePointId?: number | null;
 }
 
 /** Product families and products with their versions. */
@@ -72,14 +77,20 @@ export interface CatalogRepository {
     id: number,
     patch: Partial<Pick<ProductFamilyRecord, 'name' | 'handle' | 'description' | 'updatedAt'>>,
   ): Promise<ProductFamilyRecord | undefined>;
-  /** Inserts a product with version 1 of its terms; a taken handle gives `conflict`. */
+  /**
+   * Inserts a product with version 1 of its terms and its default price point (name `Original`,
+   * handle `original`, as the service names it) pointing at that version; a taken handle gives
+   * `conflict`.
+   */
   insertProduct(
     product: Omit<ProductRecord, 'id' | 'currentVersion'>,
     terms: ProductTerms,
   ): Promise<{ product: ProductRecord; version: ProductVersionRecord }>;
   /**
-   * Adds version `expectedCurrent + 1` and makes it current, only if the product's current version
-   * is still `expectedCurrent`; undefined when the product is missing or another edit won.
+   * Adds a version of the default price point's terms (numbered after the product's highest, which
+   * is `expectedCurrent + 1` when the product has no other price points) and makes it current for
+   * the product and its default price point, only if the product's current version is still
+   * `expectedCurrent`; undefined when the product is missing or another edit won.
    */
   addProductVersion(
     siteId: number,

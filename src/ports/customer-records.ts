@@ -1,6 +1,6 @@
 /** Records and repository of customers and their payment profiles. Same conventions as `storage.ts`. */
 
-import type { PageRequest } from './billing-records.js';
+import type { PageRequest } from './page-request.js';
 
 /** Postal address fields shared by customers and payment profiles. */
 export interface AddressFields {
@@ -71,12 +71,27 @@ export interface CustomersRepository {
   delete(siteId: number, id: number): Promise<boolean>;
   insertPaymentProfile(profile: Omit<PaymentProfileRecord, 'id'>): Promise<PaymentProfileRecord>;
   findPaymentProfile(siteId: number, id: number): Promise<PaymentProfileRecord | undefined>;
+  /**
+   * One page of the site's payment profiles, of one customer when `filter.customerId` is given,
+   * oldest first (by id).
+   */
+  listPaymentProfiles(siteId: number, filter: PaymentProfileFilter, page: PageRequest): Promise<PaymentProfileRecord[]>;
+  /**
+   * Deletes a payment profile; false when missing. A profile a subscription still refers to is not
+   * deleted: that gives `conflict` (the service detaches or refuses earlier).
+   */
+  deletePaymentProfile(siteId: number, id: number): Promise<boolean>;
   /** Replaces a profile's fields; undefined when missing. */
   updatePaymentProfile(
     siteId: number,
     id: number,
     patch: Partial<Omit<PaymentProfileRecord, 'id' | 'siteId' | 'customerId' | 'createdAt'>>,
   ): Promise<PaymentProfileRecord | undefined>;
+}
+
+/** Which payment profiles a list keeps. */
+export interface PaymentProfileFilter {
+  readonly customerId?: number;
 }
 
 /** Which customers a list keeps, and its order. Bounds are inclusive; every given condition must hold. */

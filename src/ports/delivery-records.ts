@@ -1,7 +1,7 @@
 /**
  * Records and repositories for webhooks and direct-post calls. Same conventions as `storage.ts`.
  */
-import type { PageRequest } from './billing-records.js';
+import type { PageRequest } from './page-request.js';
 
 /** Whether an endpoint gets webhooks (paused after 25 failures, disabled after 50). */
 export type WebhookEndpointStatus = 'enabled' | 'paused' | 'disabled';

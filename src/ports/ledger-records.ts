@@ -1,6 +1,6 @@
 /** Records and repositories of the ledger (transactions) and payment attempts. Same conventions as `storage.ts`. */
 
-import type { PageRequest } from './billing-records.js';
+import type { PageRequest } from './page-request.js';
 
 /** Ledger transaction types. */
 export type TransactionType = 'charge' | 'credit' | 'adjustment' | 'payment' | 'refund' | 'info';

@@ -1,5 +1,89 @@
 /** Records and repository of price points of products and components. Same conventions as `storage.ts`. */
+import type { ProductRecord, ProductTerms, ProductVersionRecord } from './catalog-records.js';
 
-/** Price points of products and components (filled in by the price-points work). */
-// biome-ignore lint/suspicious/noEmptyInterface: the repository's methods are added with the feature.
-export interface PricePointsRepository {}
+/**
+ * What a price point is to its product: the one `default` new signups get, a `catalog` alternative
+ * a signup or migration can name, or a `custom` one made for one subscription (not modelled yet).
+ */
+export type PricePointType = 'default' | 'catalog' | 'custom';
+
+/**
+ * A price point of a product: a named, handled set of billing terms. Its terms are not stored
+ * here: each revision of them is a product version (`product_versions`, marked with the price
+ * point's id), and `version` names the current one. A subscription pins the product version it was
+ * sold, so editing a price point never changes what an existing subscriber pays.
+ */
+export interface ProductPricePointRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly productId: number;
+  readonly name: string;
+  /** Unique per product. */
+  readonly handle: string;
+  readonly type: PricePointType;
+  /** The product version holding the current terms. For the default it is the product's current version. */
+  readonly version: number;
+  readonly archivedAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Options of {@link PricePointsRepository.listProductPricePoints}. */
+export interface ProductPricePointListOptions {
+  /** Only this product's price points. */
+  readonly productId?: number;
+  /** Archived ones too (false by default). */
+  readonly includeArchived?: boolean;
+  /** Only archived ones. */
+  readonly onlyArchived?: boolean;
+}
+
+/** Price points of products. Every product has exactly one of type `default` (made with the product). */
+export interface PricePointsRepository {
+  /**
+   * Inserts a `catalog` price point with its first terms as a new product version (numbered after
+   * the product's highest, and not made current). A handle taken on the product gives `conflict`.
+   */
+  insertProductPricePoint(
+    pricePoint: Omit<ProductPricePointRecord, 'id' | 'version' | 'type'>,
+    terms: ProductTerms,
+  ): Promise<{ pricePoint: ProductPricePointRecord; version: ProductVersionRecord }>;
+  /**
+   * Changes a price point's name or handle and, when `terms` is given, adds a product version with
+   * them and points the price point at it (and the product, when it is the default). Undefined when
+   * missing. A taken handle gives `conflict`.
+   */
+  reviseProductPricePoint(
+    siteId: number,
+    id: number,
+    patch: { readonly name?: string; readonly handle?: string },
+    terms: ProductTerms | undefined,
+    now: Date,
+  ): Promise<{ pricePoint: ProductPricePointRecord; version: ProductVersionRecord } | undefined>;
+  /** Sets or clears `archivedAt`; undefined when missing. */
+  setProductPricePointArchived(
+    siteId: number,
+    id: number,
+    archivedAt: Date | null,
+    now: Date,
+  ): Promise<ProductPricePointRecord | undefined>;
+  /**
+   * Makes a price point its product's default: the previous default becomes `catalog` and the
+   * product's current version becomes the price point's. Undefined when missing.
+   */
+  makeDefaultProductPricePoint(
+    siteId: number,
+    id: number,
+    now: Date,
+  ): Promise<{ pricePoint: ProductPricePointRecord; product: ProductRecord } | undefined>;
+  findProductPricePoint(siteId: number, id: number): Promise<ProductPricePointRecord | undefined>;
+  findProductPricePointByHandle(
+    siteId: number,
+    productId: number,
+    handle: string,
+  ): Promise<ProductPricePointRecord | undefined>;
+  /** The product's default price point. */
+  findDefaultProductPricePoint(siteId: number, productId: number): Promise<ProductPricePointRecord | undefined>;
+  /** The site's price points (of one product when given) by id. */
+  listProductPricePoints(siteId: number, options?: ProductPricePointListOptions): Promise<ProductPricePointRecord[]>;
+}

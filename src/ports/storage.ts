@@ -254,6 +254,14 @@ export interface TransactionOptions {
    * Adapters whose writers are serialised ignore it.
    */
   readonly isolation?: 'read_committed' | 'serializable';
+  /**
+   * A transaction that only reads. It sees one consistent, committed state from its first read to
+   * its end and never waits for writers: SQLite runs it on a read connection beside the writer
+   * (WAL), Postgres as `REPEATABLE READ READ ONLY`. A write inside it fails with
+   * `BillingError('storage')` on both SQL adapters (the memory adapter, whose transactions run one
+   * at a time, does not check). `isolation` is ignored when it is set.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** A storage: the engine's database. */

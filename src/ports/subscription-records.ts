@@ -1,6 +1,6 @@
 /** Records and repository of subscriptions. Same conventions as `storage.ts`. */
 
-import type { PageRequest } from './billing-records.js';
+import type { PageRequest } from './page-request.js';
 
 /** Subscription states; the spec's spelling `cancelled` is canonical. */
 export type SubscriptionState =
@@ -24,6 +24,8 @@ export interface SubscriptionRecord {
   readonly customerId: number;
   readonly productId: number;
   readonly productVersion: number;
+  /** The merchant's own id of the subscription; unique per site when present. */
+  readonly reference: string | null;
   readonly paymentProfileId: number | null;
   readonly state: SubscriptionState;
   /** Periods are computed from this anchor and an index, never chained (no drift). */
@@ -71,6 +73,8 @@ export interface SubscriptionFilter {
   readonly states?: readonly SubscriptionState[];
   readonly productId?: number;
   readonly customerId?: number;
+  /** Only subscriptions whose default payment profile is this one. */
+  readonly paymentProfileId?: number;
   /** Only subscriptions whose `couponCodes` contain this code. */
   readonly couponCode?: string;
   /** Only these ids (e.g. from a metadata filter); an empty list matches nothing. */
@@ -84,11 +88,23 @@ export interface SubscriptionFilter {
   readonly direction?: 'asc' | 'desc';
 }
 
+/**
+ * What {@link SubscriptionsRepository.insert} takes: a record without its id and version; the
+ * reference may be left out (no reference).
+ */
+export type NewSubscription = Omit<SubscriptionRecord, 'id' | 'version' | 'reference'> & {
+  readonly reference?: string | null;
+};
+
 /** Subscriptions. */
 export interface SubscriptionsRepository {
-  insert(subscription: Omit<SubscriptionRecord, 'id' | 'version'>): Promise<SubscriptionRecord>;
+  /** Inserts a subscription; a taken referral code or reference gives `conflict`. */
+  insert(subscription: NewSubscription): Promise<SubscriptionRecord>;
   findById(siteId: number, id: number): Promise<SubscriptionRecord | undefined>;
-  /** Version-checked update; undefined when missing or the version moved on. */
+  /**
+   * Version-checked update; undefined when missing or the version moved on. A taken referral code
+   * or reference gives `conflict`.
+   */
   updateAtVersion(
     siteId: number,
     id: number,
@@ -102,6 +118,8 @@ export interface SubscriptionsRepository {
   list(siteId: number, filter: SubscriptionFilter, page: PageRequest): Promise<SubscriptionRecord[]>;
   /** The subscription with this referral code, or undefined. Codes are unique per site. */
   findByReferralCode(siteId: number, code: string): Promise<SubscriptionRecord | undefined>;
+  /** The subscription with this reference (exact match), or undefined. References are unique per site. */
+  findByReference(siteId: number, reference: string): Promise<SubscriptionRecord | undefined>;
   /** How many subscriptions a customer has. */
   countForCustomer(siteId: number, customerId: number): Promise<number>;
 }

@@ -50,8 +50,8 @@ import {
   scheduleReconciliation,
   subscriptionCollection,
 } from './payment-runner.js';
-import { post } from './posting.js';
-import { renewalCoupons } from './renewal-service.js';
+import { periodCoupons } from './period-assessment.js';
+import { collectableBalance, post, UNSETTLED_PAYMENTS, unsettledPayments } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import {
   couponDiscounts,
@@ -242,8 +242,8 @@ const IN_FLIGHT =
  * given (at signup, or at its first allocation): a change is priced with that pinned version, like
  * the renewal that bills it, and does not move the subscription to a newer price. The service
  * prices at "the current price" of the subscription's price point, which is what the pin models.
- * Mid-period charges are discounted by the subscription's percentage coupons, and credits by the
- * same rate (docs/decisions.md says why flat-amount coupons are left out).
+ * Mid-period charges are discounted by the percentage coupons the current period was assessed
+ * with, and credits by the same rate (docs/decisions.md says why flat-amount coupons are left out).
  */
 export class AllocationService {
   readonly #deps: SubscriptionDeps;
@@ -256,7 +256,7 @@ export class AllocationService {
    * Changes one component's allocation now. In one command: the new allocation (pinned version
    * kept), its history row, a charge line (kind: the component kind) for an upgrade or a credit
    * line for a downgrade, as `upgradeCharge` / `downgradeCredit` say, and
-   * `component_allocation_change`. The subscription's percentage coupons discount the charge (or
+   * `component_allocation_change`. The period's percentage coupons discount the charge (or
    * give back their share of the credit) in `adjustment` lines of kind `coupon`, as a renewal
    * writes them; that is not a use of the coupon. A period not yet paid for (a trial, or the free
    * period before an import's first billing) gives neither charge nor credit. When a charge is due
@@ -266,7 +266,9 @@ export class AllocationService {
    * committed and the claim released): success adds a `component_proration` payment; a decline or
    * error records the attempt's outcome and `payment_failure`, and the charge accrues to the next
    * renewal; a lost answer leaves the attempt `unknown` for its reconciliation row, which looks it
-   * up by key and settles it once (see {@link reconcile}). The allocation stands either way, so a
+   * up by key and settles it once (see {@link reconcile}), and until then the amount is held out of
+   * every collection of the balance ({@link UNSETTLED_PAYMENTS}), so a renewal meanwhile never
+   * takes it a second time. The allocation stands either way, so a
    * decline is reported in `payment`, not thrown. A subscription without a card (or `unpaid`)
    * accrues. While another payment of the subscription is in flight, a change that would collect
    * is refused with `conflict` (409) and changes nothing. Bad input rejects with no trace:
@@ -486,7 +488,7 @@ export class AllocationService {
       }
       // Collect what the balance still owes of the charge: existing credit pays for it first.
       const balance = await ctx.tx.ledger.balance(scope.site.id, subscriptionId);
-      const amount = Math.min(collectable, Math.max(0, balance));
+      const amount = Math.min(collectable, Math.max(0, collectableBalance(balance, subscription.data)));
       const profile = await ctx.tx.customers.findPaymentProfile(scope.site.id, subscription.paymentProfileId);
       if (amount === 0 || !profile) return { effects, prepared: undefined };
       // One collecting command per subscription at a time: a concurrent one is refused here, before
@@ -515,6 +517,15 @@ export class AllocationService {
       // Committed with the attempt: if its outcome is never committed (a lost answer, a crash),
       // the row settles it by key later, so the balance is never collected beside it blindly.
       await scheduleReconciliation(ctx.tx, attempt, { ...plan }, ctx.now);
+      // Until the outcome is known, the amount is held out of what due work collects from the
+      // balance: a renewal or dunning retry meanwhile must not take it a second time.
+      const marked = await ctx.tx.subscriptions.updateAtVersion(scope.site.id, subscriptionId, subscription.version, {
+        data: {
+          ...subscription.data,
+          [UNSETTLED_PAYMENTS]: { ...unsettledPayments(subscription.data), [key]: amount },
+        },
+      });
+      if (!marked) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
       return { effects, prepared: { site: scope.site, attempt, profile, plan } };
     });
   }
@@ -563,26 +574,30 @@ export class AllocationService {
    * Step 3: commits an outcome of the attempt once. A known outcome cancels the reconciliation row
    * (success: the payment line and `payment_success`; decline or error: the attempt's status and
    * `payment_failure`, the charge left owed); an unknown one marks the attempt and keeps the row.
-   * `release` ends the command's open-collection claim in the same transaction, whatever the
-   * outcome: from here on the reconciliation row guards the money.
+   * A known outcome also ends the hold on the amount ({@link UNSETTLED_PAYMENTS}); an unknown one
+   * keeps it until the reconciliation settles the attempt: meanwhile every collection of the
+   * balance (a renewal, a dunning retry, another allocation) leaves the amount out, so the money
+   * is never taken twice. `command` (the command's own outcome step) ends its open-collection
+   * claim in the same transaction, whatever the outcome: from here on the hold and the
+   * reconciliation row guard the money.
    */
   #settle(
     siteId: number,
     plan: AllocationPaymentPlan,
     result: ChargeResult,
-    release: boolean,
+    command: boolean,
   ): Promise<SettledPayment> {
     return runCommand(this.#deps, async (ctx) => {
-      if (release) await releaseOpenCollection(ctx.tx, siteId, subscriptionCollection(plan.subscriptionId));
+      if (command) await releaseOpenCollection(ctx.tx, siteId, subscriptionCollection(plan.subscriptionId));
       const stored = await ctx.tx.payments.findByKey(siteId, plan.key);
       if (!stored) throw new BillingError('internal', `Payment attempt ${plan.key} vanished.`);
       if (!isOpenAttempt(stored.status)) {
+        await releaseHold(ctx, siteId, plan);
         // Settled by someone else first (the command or a reconciliation): report what they committed.
         const payment =
           stored.transactionId === null ? undefined : await ctx.tx.ledger.findById(siteId, stored.transactionId);
         return { payment: describeSettled(stored, payment ?? null), settledHere: false };
       }
-      const subscription = await loadSubscription(ctx.tx, siteId, plan.subscriptionId);
       if (result.outcome === 'unknown') {
         const updated = await ctx.tx.payments.update(siteId, stored.id, {
           status: 'unknown',
@@ -591,7 +606,9 @@ export class AllocationService {
         });
         return { payment: describeSettled(updated ?? stored, null), settledHere: false };
       }
+      await releaseHold(ctx, siteId, plan);
       await ctx.tx.dueWork.cancelFor(siteId, stored.id, ['reconcile_payment'], ctx.now);
+      const subscription = await loadSubscription(ctx.tx, siteId, plan.subscriptionId);
       if (result.outcome === 'success') {
         const [payment] = await post(ctx.tx, [
           {
@@ -637,6 +654,26 @@ export class AllocationService {
   }
 }
 
+/**
+ * Ends the hold of a settled attempt's amount on its subscription ({@link UNSETTLED_PAYMENTS}).
+ * Version-checked against concurrent writers of the subscription (a renewal, another command):
+ * read again and retried, so the hold is never left behind by a lost race.
+ */
+async function releaseHold(ctx: CommandContext, siteId: number, plan: AllocationPaymentPlan): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const subscription = await ctx.tx.subscriptions.findById(siteId, plan.subscriptionId);
+    if (subscription === undefined) return;
+    const held = unsettledPayments(subscription.data);
+    if (!(plan.key in held)) return;
+    delete held[plan.key];
+    const written = await ctx.tx.subscriptions.updateAtVersion(siteId, subscription.id, subscription.version, {
+      data: { ...subscription.data, [UNSETTLED_PAYMENTS]: held },
+    });
+    if (written) return;
+  }
+  throw new BillingError('conflict', `Subscription ${plan.subscriptionId} kept changing while a payment was settled.`);
+}
+
 /** True when a `reconcile_payment` row's payload is an allocation payment's plan (for {@link AllocationService.reconcile}). */
 export function isAllocationReconciliation(payload: Readonly<Record<string, unknown>>): boolean {
   return parsePaymentPlan(payload) !== undefined;
@@ -653,13 +690,12 @@ function parsePaymentPlan(payload: Readonly<Record<string, unknown>>): Allocatio
 }
 
 /**
- * The coupons that discount a mid-period change: those the next renewal applies (recurring ones
- * within their duration, or one a free trial deferred), percentage ones only. A flat amount is a
- * discount per assessment; taken off every allocation change it would be given again and again
- * (docs/decisions.md).
+ * The coupons that discount a mid-period change: the percentage coupons the current period was
+ * assessed with ({@link periodCoupons}), so a coupon in its last discounted period still discounts
+ * the period's changes, and a credit is given back at the rate the time was paid at.
  */
 async function midPeriodCoupons(tx: StorageTransaction, subscription: SubscriptionRecord): Promise<CouponRecord[]> {
-  return (await renewalCoupons(tx, subscription)).filter((c) => c.percentage !== null);
+  return periodCoupons(tx, subscription, await tx.ledger.listForSubscription(subscription.siteId, subscription.id));
 }
 
 /**

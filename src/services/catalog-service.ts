@@ -4,14 +4,15 @@ import { BillingError, invalid, notFound, positiveWholeNumber, ValidationCollect
 import type {
   IntervalUnit,
   ProductFamilyRecord,
+  ProductPricePointRecord,
   ProductRecord,
   ProductTerms,
   ProductVersionRecord,
   StorageTransaction,
 } from '../ports/storage.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
+import { runRead } from './read-runner.js';
 import { loadSite } from './site-lookup.js';
-
 /** Input of a product family. */
 export interface FamilyInput {
   readonly name: string;
@@ -58,6 +59,10 @@ export interface ProductInput {
 export interface ProductView {
   readonly product: ProductRecord;
   readonly version: ProductVersionRecord;
+  /** The price point whose terms `version` holds, when the reader looked it up. */
+  readonly pricePoint?: ProductPricePointRecord;
+  /** The product's default price point's id, when the reader looked it up. */
+  readonly defaultPricePointId?: number;
 }
 
 /** Options of {@link CatalogService.listProducts}. */
@@ -121,12 +126,12 @@ export class CatalogService {
 
   /** A family by id or handle; `not_found` when missing. */
   async getFamily(subdomain: string, idOrHandle: number | string): Promise<ProductFamilyRecord> {
-    return this.#deps.storage.transaction(async (tx) => loadFamily(tx, (await loadSite(tx, subdomain)).id, idOrHandle));
+    return runRead(this.#deps, subdomain, ({ tx, site }) => loadFamily(tx, site.id, idOrHandle));
   }
 
   /** The site's families, by id. */
   async listFamilies(subdomain: string): Promise<ProductFamilyRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => tx.catalog.listFamilies((await loadSite(tx, subdomain)).id));
+    return runRead(this.#deps, subdomain, ({ tx, site }) => tx.catalog.listFamilies(site.id));
   }
 
   /** Changes a family's name, handle or description; a taken handle is refused. */
@@ -171,12 +176,13 @@ export class CatalogService {
           slugify(checked.name),
           async (h) => (await tx.catalog.findProductByHandle(site.id, h)) !== undefined,
         ));
-      return mapHandleConflict(
+      const created = await mapHandleConflict(
         tx.catalog.insertProduct(
           { siteId: site.id, familyId: family.id, handle, archivedAt: null, createdAt: now, updatedAt: now },
           checked,
         ),
       );
+      return withPricePoints(tx, created);
     });
   }
 
@@ -204,22 +210,20 @@ export class CatalogService {
         now,
       );
       if (!next) throw new BillingError('conflict', 'The product was changed by another request; try again.');
-      return next;
+      return withPricePoints(tx, next);
     });
   }
 
   /** A product with its current version, by id or handle. Old versions are never returned here. */
   async getProduct(subdomain: string, idOrHandle: number | string): Promise<ProductView> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      return loadProduct(tx, site.id, await productIdOf(tx, site.id, idOrHandle));
-    });
+    return runRead(this.#deps, subdomain, async ({ tx, site }) =>
+      loadProduct(tx, site.id, await productIdOf(tx, site.id, idOrHandle)),
+    );
   }
 
   /** The site's products with their current versions, by id; archived ones only when asked for. */
   async listProducts(subdomain: string, options: ListProductsOptions = {}): Promise<ProductView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const familyId =
         options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
       const products = await tx.catalog.listProducts(site.id, familyId);
@@ -252,7 +256,7 @@ export class CatalogService {
       if ((current.product.archivedAt !== null) === archived) return current;
       const product = await tx.catalog.setProductArchived(site.id, current.product.id, archived ? now : null, now);
       if (!product) throw notFound('Product', current.product.id);
-      return { product, version: current.version };
+      return withPricePoints(tx, { product, version: current.version });
     });
   }
 }
@@ -277,7 +281,26 @@ export async function loadProduct(tx: StorageTransaction, siteId: number, produc
   if (!product) throw notFound('Product', productId);
   const version = await tx.catalog.findProductVersion(siteId, productId, product.currentVersion);
   if (!version) throw new BillingError('storage', `Product ${productId} has no version ${product.currentVersion}.`);
-  return { product, version };
+  return withPricePoints(tx, { product, version });
+}
+
+/**
+ * The view with its price point (the one whose terms the version holds) and the product's default
+ * price point's id, for the reads that show them (`product_price_point_id`, ...).
+ */
+export async function withPricePoints(tx: StorageTransaction, view: ProductView): Promise<ProductView> {
+  const { product, version } = view;
+  const defaultPricePoint = await tx.pricePoints.findDefaultProductPricePoint(product.siteId, product.id);
+  const pricePoint =
+    version.pricePointId == null || version.pricePointId === defaultPricePoint?.id
+      ? defaultPricePoint
+      : await tx.pricePoints.findProductPricePoint(product.siteId, version.pricePointId);
+  return {
+    product,
+    version,
+    ...(pricePoint === undefined ? {} : { pricePoint }),
+    ...(defaultPricePoint === undefined ? {} : { defaultPricePointId: defaultPricePoint.id }),
+  };
 }
 
 /**
@@ -380,7 +403,11 @@ export async function copyCatalog(
 }
 
 /** The id of a product given by id or handle; `not_found` when there is none. */
-async function productIdOf(tx: StorageTransaction, siteId: number, idOrHandle: number | string): Promise<number> {
+export async function productIdOf(
+  tx: StorageTransaction,
+  siteId: number,
+  idOrHandle: number | string,
+): Promise<number> {
   const product =
     typeof idOrHandle === 'number'
       ? await tx.catalog.findProduct(siteId, idOrHandle)
@@ -460,7 +487,7 @@ function flag(
  * unit defaults to month, its price to 0); clearing the interval clears the trial. Expiration works
  * the same way.
  */
-function productTerms(base: ProductTerms | undefined, input: ProductInput): ProductTerms {
+export function productTerms(base: ProductTerms | undefined, input: ProductInput): ProductTerms {
   const errors = new ValidationCollector();
   const name = input.name === undefined && base ? base.name : requiredName(input.name, errors);
   const money = (value: unknown, field: string, attribute: string) =>
@@ -561,7 +588,8 @@ function productTerms(base: ProductTerms | undefined, input: ProductInput): Prod
   return terms;
 }
 
-function sameTerms(a: ProductTerms, b: ProductTerms): boolean {
+/** Whether two versions' terms are the same, field by field. */
+export function sameTerms(a: ProductTerms, b: ProductTerms): boolean {
   return (Object.keys(a) as (keyof ProductTerms)[]).every((key) => a[key] === b[key]);
 }
 

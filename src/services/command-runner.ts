@@ -1,5 +1,6 @@
 import type { EventEmitterLike } from '../engine-deps.js';
 import type { BillingEvent, EventKey } from '../events.js';
+import { deferInvoiceNumbering, numberDeferredInvoices } from '../invoices/issuing.js';
 import type { Clock } from '../ports/clock.js';
 import type { NewOutboxEvent, Storage, StorageTransaction, TransactionOptions } from '../ports/storage.js';
 
@@ -56,4 +57,124 @@ export async function runCommand<T>(
   }, options);
   for (const event of committed) deps.emitter.emit(event.key, event);
   return result;
+}
+
+/** Options of {@link CommandBatcher}. */
+export interface CommandBatcherOptions {
+  /** The most commands one transaction runs (default 64). */
+  readonly maxBatch?: number;
+  /**
+   * The most batch transactions open at once (default 4 on a storage with concurrent
+   * transactions, else 1). Commands submitted while they are all busy wait and form the next batch.
+   */
+  readonly maxInFlight?: number;
+}
+
+interface QueuedCommand {
+  readonly now: Date;
+  readonly work: (ctx: CommandContext) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for many small, independent commands (the steps of due work, issue 18): commands
+ * submitted while earlier batches are committing run together in one transaction, each with its
+ * own instant, context and events, so that what a transaction costs whatever it does (begin and
+ * commit with its flush to disk, the outbox lock, the webhook fan-out's reads, the hold of the
+ * invoice counter) is paid once per batch rather than once per command.
+ *
+ * Every guarantee of {@link runCommand} holds per command: a command's promise settles only after
+ * the transaction holding its changes has committed (so a payment attempt is durable before the
+ * gateway is called), its events are appended in that transaction and heard after the commit. The
+ * commands of one batch must not depend on each other (due work: one item per subscription at a
+ * time). When a batch fails, each of its commands runs again alone, so one failing command never
+ * sinks the others and its error reaches its own caller only. Invoices issued in a batch take
+ * their numbers at its end ({@link deferInvoiceNumbering}), still gap-free.
+ */
+export class CommandBatcher {
+  readonly #deps: CommandDeps;
+  readonly #maxBatch: number;
+  readonly #maxInFlight: number;
+  readonly #queue: QueuedCommand[] = [];
+  #inFlight = 0;
+
+  constructor(deps: CommandDeps, options: CommandBatcherOptions = {}) {
+    this.#deps = deps;
+    this.#maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 64));
+    this.#maxInFlight = Math.max(
+      1,
+      Math.floor(options.maxInFlight ?? (deps.storage.capabilities.concurrentTransactions ? 4 : 1)),
+    );
+  }
+
+  /** Runs `work` as a command at instant `now`, in the next batch; settles once that batch has committed. */
+  run<T>(now: Date, work: (ctx: CommandContext) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ now, work, resolve: resolve as (value: unknown) => void, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      this.#inFlight += 1;
+      void this.#runBatch(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+      });
+    }
+  }
+
+  async #runBatch(batch: readonly QueuedCommand[]): Promise<void> {
+    let done: { values: unknown[]; events: BillingEvent[] };
+    try {
+      done = await this.#deps.storage.transaction((tx) => this.#inTransaction(tx, batch));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // Nothing of the batch committed: each command again, alone, so that only the failing one fails.
+      await Promise.all(batch.map((command) => this.#runBatch([command])));
+      return;
+    }
+    for (const event of done.events) this.#deps.emitter.emit(event.key, event);
+    for (const [k, command] of batch.entries()) command.resolve(done.values[k]);
+  }
+
+  /** One attempt of a batch's transaction (the storage may run it again after a deadlock). */
+  async #inTransaction(
+    tx: StorageTransaction,
+    batch: readonly QueuedCommand[],
+  ): Promise<{ values: unknown[]; events: BillingEvent[] }> {
+    deferInvoiceNumbering(tx);
+    const values: unknown[] = [];
+    const pending: NewOutboxEvent[] = [];
+    for (const command of batch) {
+      const ctx: CommandContext = {
+        tx,
+        now: command.now,
+        record(event) {
+          pending.push({ ...event, occurredAt: ctx.now });
+        },
+      };
+      values.push(await command.work(ctx));
+    }
+    // Last, so that the invoice counter is held for these few statements and the commit only.
+    await numberDeferredInvoices(tx);
+    const events = pending.length > 0 ? ((await tx.outbox.append(pending)) as BillingEvent[]) : [];
+    if (events.length > 0 && this.#deps.onEvents) {
+      // One fan-out per instant: the webhooks it makes carry their command's instant.
+      for (let start = 0; start < events.length; ) {
+        const at = events[start]!.occurredAt.getTime();
+        let end = start + 1;
+        while (end < events.length && events[end]!.occurredAt.getTime() === at) end += 1;
+        await this.#deps.onEvents(tx, events.slice(start, end), events[start]!.occurredAt);
+        start = end;
+      }
+    }
+    return { values, events };
+  }
 }

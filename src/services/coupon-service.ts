@@ -12,6 +12,7 @@ import {
 import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
 import { loadFamily } from './catalog-service.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
+import { clampPage } from './customer-service.js';
 import { loadSite } from './site-lookup.js';
 
 /**
@@ -88,6 +89,7 @@ export class CouponService {
       }
       const fields = couponFields(input, undefined, site, errors);
       errors.throwIfAny();
+      await refuseSubcodeTaken(tx, site.id, fields.code);
       return mapCodeConflict(
         tx.coupons.insert({
           siteId: site.id,
@@ -122,6 +124,7 @@ export class CouponService {
         input.productFamilyId === undefined ? undefined : await familyIdOf(tx, site.id, input.productFamilyId, errors);
       const fields = couponFields(input, current, site, errors);
       errors.throwIfAny();
+      if (fields.code !== current.code) await refuseSubcodeTaken(tx, site.id, fields.code);
       const updated = await mapCodeConflict(
         tx.coupons.update(site.id, current.id, {
           ...fields,
@@ -218,6 +221,180 @@ export class CouponService {
       }
       return coupon as CouponRecord;
     });
+  }
+
+  /**
+   * Adds subcodes to a coupon (`POST /coupons/{id}/codes.json`): each is normalised like a code
+   * (upper case) and lands in one of the answer's lists: created, duplicate (already a code or
+   * subcode on the site, or repeated in the request) or invalid (blank, too long, or characters a
+   * code may not have). Nothing fails as a whole except a missing coupon.
+   */
+  createSubcodes(subdomain: string, couponId: number, codes: unknown): Promise<SubcodesResult> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      return addSubcodes(tx, site.id, coupon.id, readSubcodeList(codes), now);
+    });
+  }
+
+  /**
+   * Replaces every subcode of a coupon with the ones given (`PUT /coupons/{id}/codes.json`), in
+   * one transaction; the answer is as for {@link createSubcodes}. Subscriptions that used a removed
+   * subcode keep the coupon (they hold the coupon's own code).
+   */
+  replaceSubcodes(subdomain: string, couponId: number, codes: unknown): Promise<SubcodesResult> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      const list = readSubcodeList(codes);
+      await tx.couponSubcodes.deleteAll(site.id, coupon.id);
+      return addSubcodes(tx, site.id, coupon.id, list, now);
+    });
+  }
+
+  /** One page of a coupon's subcodes, oldest first (20 a page by default, at most 200). */
+  listSubcodes(
+    subdomain: string,
+    couponId: number,
+    options: { page?: number; perPage?: number } = {},
+  ): Promise<string[]> {
+    const page = clampPage(options.page, options.perPage);
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      return (await tx.couponSubcodes.list(site.id, coupon.id, page)).map((s) => s.code);
+    });
+  }
+
+  /** Deletes one subcode of a coupon (any letter case); `not_found` when the coupon has no such subcode. */
+  deleteSubcode(subdomain: string, couponId: number, code: string): Promise<void> {
+    return runCommand(this.#deps, async ({ tx }) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      const normalised = typeof code === 'string' ? normaliseCouponCode(code) : '';
+      if (!(await tx.couponSubcodes.delete(site.id, coupon.id, normalised))) throw notFound('Coupon subcode', code);
+    });
+  }
+
+  /**
+   * How a coupon has been used, one entry per product of its family (`GET
+   * /product_families/{id}/coupons/{id}/usage.json`), computed from the subscriptions that hold the
+   * coupon now (by its code; one that had it removed is no longer counted), grouped by their
+   * current product:
+   * - `signups`: how many such subscriptions;
+   * - `savingsInCents`: the sum of their coupon discount lines (ledger adjustments of kind `coupon`
+   *   whose memo names this coupon's code), as a positive amount;
+   * - `revenueInCents`: what they have paid: successful payments less refunds, on their ledgers.
+   * `familyId`, when given, must be the coupon's family (`not_found` otherwise).
+   */
+  usage(subdomain: string, couponId: number, familyId?: number | string): Promise<CouponUsageRow[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      if (familyId !== undefined && (await loadFamily(tx, site.id, familyId)).id !== coupon.familyId) {
+        throw notFound('Coupon', couponId);
+      }
+      const rows = new Map<number, { signups: number; savingsInCents: number; revenueInCents: number }>();
+      for (const product of await tx.catalog.listProducts(site.id, coupon.familyId)) {
+        rows.set(product.id, { signups: 0, savingsInCents: 0, revenueInCents: 0 });
+      }
+      const memoPrefix = `Coupon: ${coupon.code}`;
+      for (let page = 1; ; page += 1) {
+        const subs = await tx.subscriptions.list(
+          site.id,
+          { couponCode: coupon.code, direction: 'asc' },
+          { page, perPage: 200 },
+        );
+        for (const sub of subs) {
+          let row = rows.get(sub.productId);
+          if (row === undefined) {
+            // A subscription moved to a product of another family still counts, under that product.
+            row = { signups: 0, savingsInCents: 0, revenueInCents: 0 };
+            rows.set(sub.productId, row);
+          }
+          row.signups += 1;
+          for (const line of await tx.ledger.listForSubscription(site.id, sub.id)) {
+            const namesCoupon = line.memo === memoPrefix || line.memo.startsWith(`${memoPrefix} - `);
+            if (line.type === 'adjustment' && line.kind === 'coupon' && namesCoupon) {
+              row.savingsInCents -= line.amountInCents;
+            } else if (line.type === 'payment' && line.success !== false) {
+              row.revenueInCents += line.amountInCents;
+            } else if (line.type === 'refund') {
+              row.revenueInCents -= line.amountInCents;
+            }
+          }
+        }
+        if (subs.length < 200) break;
+      }
+      const out: CouponUsageRow[] = [];
+      for (const [productId, row] of rows) {
+        const product = await tx.catalog.findProduct(site.id, productId);
+        const version = product && (await tx.catalog.findProductVersion(site.id, productId, product.currentVersion));
+        out.push({ productId, productName: version ? version.terms.name : '', ...row });
+      }
+      return out.sort((a, b) => a.productId - b.productId);
+    });
+  }
+}
+
+/** The answer of a subcode create or replace: codes normalised, in the order sent. */
+export interface SubcodesResult {
+  readonly createdCodes: string[];
+  readonly duplicateCodes: string[];
+  readonly invalidCodes: string[];
+}
+
+/** The use of a coupon on one product (see {@link CouponService.usage}). */
+export interface CouponUsageRow {
+  readonly productId: number;
+  readonly productName: string;
+  readonly signups: number;
+  readonly savingsInCents: number;
+  readonly revenueInCents: number;
+}
+
+/** Most subcodes one request may carry: a bound on the work of one request, not on a coupon's subcodes. */
+export const MAX_SUBCODES_PER_REQUEST = 1000;
+
+function readSubcodeList(codes: unknown): unknown[] {
+  if (!Array.isArray(codes)) throw invalid('Codes: must be a list of codes.', 'codes');
+  if (codes.length > MAX_SUBCODES_PER_REQUEST) {
+    throw invalid(`Codes: at most ${MAX_SUBCODES_PER_REQUEST} codes can be sent at once.`, 'codes');
+  }
+  return codes;
+}
+
+async function addSubcodes(
+  tx: StorageTransaction,
+  siteId: number,
+  couponId: number,
+  codes: readonly unknown[],
+  now: Date,
+): Promise<SubcodesResult> {
+  const result: SubcodesResult = { createdCodes: [], duplicateCodes: [], invalidCodes: [] };
+  for (const raw of codes) {
+    let code: string;
+    try {
+      code = parseCouponCode(raw);
+    } catch {
+      result.invalidCodes.push(typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw)));
+      continue;
+    }
+    // Unique across the site's coupon codes and subcodes: a code must name one coupon.
+    if ((await tx.coupons.findByCode(siteId, code)) !== undefined) {
+      result.duplicateCodes.push(code);
+      continue;
+    }
+    const inserted = await tx.couponSubcodes.insert({ siteId, couponId, code, createdAt: now });
+    (inserted === undefined ? result.duplicateCodes : result.createdCodes).push(code);
+  }
+  return result;
+}
+
+/** Refuses a coupon code that is already a subcode on the site, with the message of a taken code. */
+async function refuseSubcodeTaken(tx: StorageTransaction, siteId: number, code: string | undefined): Promise<void> {
+  if (code !== undefined && (await tx.couponSubcodes.findByCode(siteId, code)) !== undefined) {
+    throw invalid('Code: must be unique - that value has been taken.', 'code');
   }
 }
 
@@ -453,4 +630,17 @@ async function mapCodeConflict<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The methods a site handle exposes (each takes the subdomain first). */
-export const COUPON_METHODS = ['create', 'update', 'archive', 'get', 'findByCode', 'list', 'validate'] as const;
+export const COUPON_METHODS = [
+  'create',
+  'update',
+  'archive',
+  'get',
+  'findByCode',
+  'list',
+  'validate',
+  'createSubcodes',
+  'replaceSubcodes',
+  'listSubcodes',
+  'deleteSubcode',
+  'usage',
+] as const;

@@ -109,10 +109,13 @@ export class CustomerService {
 
   /** One page of the site's customers by id (page is 1-based; per page defaults to 50, at most 200). */
   list(subdomain: string, page = 1, perPage = 50): Promise<CustomerRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      return tx.customers.list(site.id, clampPage(page, perPage));
-    });
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        return tx.customers.list(site.id, clampPage(page, perPage));
+      },
+      { readOnly: true },
+    );
   }
 
   /**
@@ -121,48 +124,55 @@ export class CustomerService {
    * the id order. Paging is clamped as on every list; bad filters are a validation error.
    */
   search(subdomain: string, query: CustomerListQuery = {}): Promise<CustomerRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      const errors = new ValidationCollector();
-      if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc')
-        errors.add('Direction: must be asc or desc.', 'direction');
-      if (query.dateField !== undefined && query.dateField !== 'created_at' && query.dateField !== 'updated_at')
-        errors.add('Date field: must be created_at or updated_at.', 'date_field');
-      const start =
-        query.startDatetime !== undefined
-          ? errors.capture(() => parseInstant(query.startDatetime, site.timeZone, 'Start datetime'))
-          : query.startDate !== undefined
-            ? errors.capture(() => parseLocalDate(query.startDate, site.timeZone, 'Start date'))
-            : undefined;
-      const end =
-        query.endDatetime !== undefined
-          ? errors.capture(() => parseInstant(query.endDatetime, site.timeZone, 'End datetime'))
-          : query.endDate !== undefined
-            ? errors.capture(() =>
-                endOfLocalDay(parseLocalDate(query.endDate, site.timeZone, 'End date'), site.timeZone),
-              )
-            : undefined;
-      errors.throwIfAny();
-      const search = query.q?.trim();
-      const filter: CustomerFilter = {
-        ...(search === undefined || search === '' ? {} : { search }),
-        ...(query.dateField === undefined ? {} : { dateField: query.dateField as 'created_at' | 'updated_at' }),
-        ...(start === undefined ? {} : { start }),
-        ...(end === undefined ? {} : { end }),
-        ...(query.direction === undefined ? {} : { direction: query.direction as 'asc' | 'desc' }),
-      };
-      return tx.customers.list(site.id, clampPage(query.page, query.perPage, 50), filter);
-    });
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        const errors = new ValidationCollector();
+        if (query.direction !== undefined && query.direction !== 'asc' && query.direction !== 'desc')
+          errors.add('Direction: must be asc or desc.', 'direction');
+        if (query.dateField !== undefined && query.dateField !== 'created_at' && query.dateField !== 'updated_at')
+          errors.add('Date field: must be created_at or updated_at.', 'date_field');
+        const start =
+          query.startDatetime !== undefined
+            ? errors.capture(() => parseInstant(query.startDatetime, site.timeZone, 'Start datetime'))
+            : query.startDate !== undefined
+              ? errors.capture(() => parseLocalDate(query.startDate, site.timeZone, 'Start date'))
+              : undefined;
+        const end =
+          query.endDatetime !== undefined
+            ? errors.capture(() => parseInstant(query.endDatetime, site.timeZone, 'End datetime'))
+            : query.endDate !== undefined
+              ? errors.capture(() =>
+                  endOfLocalDay(parseLocalDate(query.endDate, site.timeZone, 'End date'), site.timeZone),
+                )
+              : undefined;
+        errors.throwIfAny();
+        const search = query.q?.trim();
+        const filter: CustomerFilter = {
+          ...(search === undefined || search === '' ? {} : { search }),
+          ...(query.dateField === undefined ? {} : { dateField: query.dateField as 'created_at' | 'updated_at' }),
+          ...(start === undefined ? {} : { start }),
+          ...(end === undefined ? {} : { end }),
+          ...(query.direction === undefined ? {} : { direction: query.direction as 'asc' | 'desc' }),
+        };
+        return tx.customers.list(site.id, clampPage(query.page, query.perPage, 50), filter);
+      },
+      { readOnly: true },
+    );
   }
 
   /** The customer with this reference (exact); `not_found` when none has it. */
   lookup(subdomain: string, reference: string): Promise<CustomerRecord> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      const found = typeof reference === 'string' ? await tx.customers.findByReference(site.id, reference) : undefined;
-      if (!found) throw notFound('Customer', reference);
-      return found;
-    });
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        const found =
+          typeof reference === 'string' ? await tx.customers.findByReference(site.id, reference) : undefined;
+        if (!found) throw notFound('Customer', reference);
+        return found;
+      },
+      { readOnly: true },
+    );
   }
 
   /** Deletes a customer that has no subscriptions. */
@@ -179,7 +189,9 @@ export class CustomerService {
 
   /** A customer by id; `not_found` when missing. */
   get(subdomain: string, id: number): Promise<CustomerRecord> {
-    return this.#deps.storage.transaction(async (tx) => loadCustomer(tx, (await loadSite(tx, subdomain)).id, id));
+    return this.#deps.storage.transaction(async (tx) => loadCustomer(tx, (await loadSite(tx, subdomain)).id, id), {
+      readOnly: true,
+    });
   }
 }
 

@@ -2,9 +2,11 @@ import { LIVE_STATES, resumeCanceled, transition } from '../domain/subscription/
 import { addInterval, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
 import type { AddressFields, SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import { type BillingManifest, nextBillingManifest } from './billing-manifest.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { post } from './posting.js';
 import { changeProductInCommand, type ProductChangeInput } from './product-change.js';
+import { reasonCodeForCancellation } from './reason-code-service.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-lookup.js';
 import {
@@ -17,6 +19,9 @@ import {
   type SubscriptionDeps,
   type SubscriptionView,
 } from './subscription-service.js';
+
+/** The subscription data key keeping the churn reason code its cancellation named (the site's spelling). */
+export const REASON_CODE_DATA_KEY = 'reasonCode';
 
 /** How a cancellation was asked for. */
 export type CancellationMethod = 'merchant_ui' | 'merchant_api' | 'dunning' | 'billing_portal' | 'unknown' | 'imported';
@@ -47,6 +52,18 @@ export interface ReactivateInput {
   readonly resume?: boolean;
   /** With `resume`: fail instead of reactivating normally when the subscription cannot be resumed. */
   readonly requireResume?: boolean;
+}
+
+/** The answer of {@link LifecycleService.previewRenewal}. */
+export interface RenewalPreview {
+  /** When the renewal is due. */
+  readonly nextAssessmentAt: Date;
+  /** Its lines, subtotal, discounts and total. */
+  readonly manifest: BillingManifest;
+  /** The balance owed now, before the renewal. */
+  readonly existingBalanceInCents: number;
+  /** The balance plus the renewal's total. */
+  readonly totalAmountDueInCents: number;
 }
 
 /** Input of {@link LifecycleService.hold}. */
@@ -81,12 +98,14 @@ export class LifecycleService {
   async cancel(subdomain: string, id: number, input: CancelInput = {}): Promise<SubscriptionView> {
     if (input.cancelAtEndOfPeriod) return this.cancelAtEndOfPeriod(subdomain, id, input);
     return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      const reasonCode = await reasonCodeForCancellation(ctx.tx, site.id, input.reasonCode);
       await cancelNow(
         ctx,
         site,
         subscription,
         input.cancellationMethod ?? 'merchant_api',
         input.cancellationMessage ?? null,
+        reasonCode,
       );
     });
   }
@@ -101,11 +120,16 @@ export class LifecycleService {
       transition(subscription.state, 'delayed_cancel');
       if (subscription.state === 'past_due')
         throw invalid('A subscription that is past due cannot be set to cancel at the end of the period.');
+      const reasonCode = await reasonCodeForCancellation(ctx.tx, site.id, input.reasonCode);
       await update(ctx, site, subscription, {
         cancelAtEndOfPeriod: true,
         delayedCancelAt: subscription.currentPeriodEndsAt,
         cancellationMessage: input.cancellationMessage ?? subscription.cancellationMessage,
-        data: { ...subscription.data, pendingCancellationMethod: input.cancellationMethod ?? 'merchant_api' },
+        data: {
+          ...subscription.data,
+          pendingCancellationMethod: input.cancellationMethod ?? 'merchant_api',
+          ...(reasonCode === null ? {} : { [REASON_CODE_DATA_KEY]: reasonCode }),
+        },
       });
     });
   }
@@ -286,6 +310,53 @@ export class LifecycleService {
   }
 
   /**
+   * Stops the dunning of a subscription (`POST /subscriptions/{id}/cancel_dunning.json`): a
+   * subscription in dunning (past due or soft failure) returns to active and its pending payment
+   * retries are canceled, so no further retry, final action (cancel or unpaid) or dunning notice
+   * happens. The balance stays owed; the next renewal charges as usual. A subscription not in
+   * dunning is refused (422), and nothing changes.
+   */
+  async cancelDunning(subdomain: string, id: number): Promise<SubscriptionView> {
+    return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      if (subscription.state !== 'past_due' && subscription.state !== 'soft_failure')
+        throw new BillingError(
+          'invalid_transition',
+          `A subscription that is ${subscription.state} is not in dunning; there is no dunning to cancel.`,
+        );
+      await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+      // The one table move from a dunning state to active; the check above keeps `unpaid` out.
+      await update(ctx, site, subscription, { state: transition(subscription.state, 'balance_settled') });
+    });
+  }
+
+  /**
+   * What the subscription's next renewal will charge (`POST /subscriptions/{id}/renewals/preview.json`),
+   * line by line, from the same assessment the renewal runs (the engine's billing manifest), with
+   * the balance already owed. Reads only. Only a live subscription (trialing, active, in dunning or
+   * unpaid) renews; any other is refused (422).
+   */
+  async previewRenewal(subdomain: string, id: number): Promise<RenewalPreview> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const subscription = await loadSubscription(tx, site.id, id);
+      if (!LIVE_STATES.includes(subscription.state) || subscription.nextAssessmentAt === null) {
+        throw new BillingError(
+          'invalid_transition',
+          `A subscription that is ${subscription.state} has no renewal to preview.`,
+        );
+      }
+      const manifest = await nextBillingManifest(tx, site, subscription, this.#deps.clock.now());
+      const existingBalanceInCents = await tx.ledger.balance(site.id, subscription.id);
+      return {
+        nextAssessmentAt: subscription.nextAssessmentAt,
+        manifest,
+        existingBalanceInCents,
+        totalAmountDueInCents: existingBalanceInCents + manifest.totalInCents,
+      };
+    });
+  }
+
+  /**
    * Activates a trialing subscription now (`PUT /subscriptions/{id}/activate.json`): the trial
    * ends at once and the first period is charged, as when the trial runs out.
    */
@@ -410,6 +481,7 @@ export async function cancelNow(
   subscription: SubscriptionRecord,
   method: CancellationMethod,
   message: string | null,
+  reasonCode: string | null = null,
 ): Promise<SubscriptionRecord> {
   const to = transition(subscription.state, 'cancel');
   await ctx.tx.dueWork.cancelFor(site.id, subscription.id, SUBSCRIPTION_WORK, ctx.now);
@@ -421,7 +493,12 @@ export async function cancelNow(
     cancelAtEndOfPeriod: false,
     delayedCancelAt: null,
     nextAssessmentAt: null,
-    data: { ...subscription.data, stateBeforeCancel: subscription.state },
+    data: {
+      ...subscription.data,
+      stateBeforeCancel: subscription.state,
+      // A delayed cancellation keeps the code it was asked with unless this one names another.
+      ...(reasonCode === null ? {} : { [REASON_CODE_DATA_KEY]: reasonCode }),
+    },
   });
 }
 
@@ -517,4 +594,6 @@ export const LIFECYCLE_METHODS = [
   'changeAutoResume',
   'retry',
   'activate',
+  'cancelDunning',
+  'previewRenewal',
 ] as const;

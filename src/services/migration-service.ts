@@ -23,13 +23,14 @@ import {
   scheduleRefundIfUncommitted,
   subscriptionCollection,
 } from './payment-runner.js';
-import { couponDataAfter, renewalCoupons } from './period-assessment.js';
+import { couponDataAfter, periodCoupons, renewalCoupons } from './period-assessment.js';
+import { resolveSignupVersion } from './price-point-service.js';
 import { changeProductInCommand, findTarget, type ProductChangeInput, writeAtVersion } from './product-change.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 
 export type { ProductChangeInput };
 
-import { post } from './posting.js';
+import { collectableBalance, post } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import {
   couponDiscounts,
@@ -47,6 +48,13 @@ export interface MigrationInput {
   readonly productId?: number;
   /** A specific version of the target product (default its current one): moves between versions. */
   readonly productVersion?: number;
+  /**
+   * A price point of the target product (its current terms); with only this given, the product is
+   * the price point's. An unknown, another product's or an archived price point is refused.
+   */
+  readonly pricePointId?: number;
+  /** A price point of the target product by handle (needs the product). */
+  readonly pricePointHandle?: string;
   /** Keep the period dates; the new price is prorated to the rest of the period. */
   readonly preservePeriod?: boolean;
   /** Start the target's trial (ignored with `preservePeriod`). */
@@ -370,7 +378,16 @@ export class MigrationService {
     const { tx } = ctx;
     const site = await loadSite(tx, subdomain);
     const subscription = await loadSubscription(tx, site.id, id);
-    if (input.productHandle === undefined && input.productId === undefined) throw invalid('Product must be specified');
+    let productInput = input;
+    if (input.productHandle === undefined && input.productId === undefined && input.pricePointId !== undefined) {
+      // A price point id names its product, as the service accepts.
+      const pricePoint = await tx.pricePoints.findProductPricePoint(site.id, input.pricePointId);
+      if (pricePoint === undefined)
+        throw invalid(`Product price point: ${input.pricePointId} does not exist.`, 'product_price_point_id');
+      productInput = { ...input, productId: pricePoint.productId };
+    }
+    if (productInput.productHandle === undefined && productInput.productId === undefined)
+      throw invalid('Product must be specified');
     if (!(MIGRATABLE as readonly string[]).includes(subscription.state)) {
       throw invalid(
         preview ? 'Subscription must be active' : 'This subscription is not eligible for a prorated migration',
@@ -378,10 +395,19 @@ export class MigrationService {
     }
     let target: { product: ProductRecord; version: ProductVersionRecord };
     try {
-      target = await findTarget(tx, site.id, input);
+      target = await findTarget(tx, site.id, productInput);
     } catch (error) {
       if (error instanceof BillingError && error.code === 'not_found') throw invalid('Invalid Product');
       throw error;
+    }
+    if (input.pricePointId !== undefined || input.pricePointHandle !== undefined) {
+      if (input.productVersion !== undefined)
+        throw invalid('Product version: cannot be given with a price point.', 'product_version');
+      const version = await resolveSignupVersion(tx, site.id, target.product, {
+        pricePointId: input.pricePointId ?? null,
+        pricePointHandle: input.pricePointHandle ?? null,
+      });
+      target = { product: target.product, version };
     }
     if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
       throw invalid('Product: the subscription is already on this product and version.');
@@ -446,8 +472,13 @@ export class MigrationService {
       }
     }
     if (input.includeInitialCharge) charge('initial', terms.initialChargeInCents ?? 0, `${terms.name} setup fee`);
-    // The subscription's coupons discount the new charges as they would a renewal's.
-    const coupons = await renewalCoupons(tx, subscription);
+    // A new period is discounted by the coupons a renewal would apply; the rest of this period by
+    // the ones it was billed with (its percentage coupons, as an allocation in it is), so a coupon
+    // in its last discounted period still counts and one added or removed in it waits for the
+    // next renewal.
+    const coupons = preservePeriod
+      ? await periodCoupons(tx, subscription, periodLines)
+      : await renewalCoupons(tx, subscription);
     const discounts: PlannedLine[] = couponDiscounts(charges, coupons).map((d) => ({
       type: 'adjustment',
       kind: 'coupon',
@@ -457,7 +488,9 @@ export class MigrationService {
       couponCode: d.code,
     }));
     const chargeInCents = [...charges, ...discounts].reduce((sum, l) => sum + l.amountInCents, 0);
-    const balance = await tx.ledger.balance(site.id, id);
+    // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
+    // of what the migration collects, until its reconciliation settles it.
+    const balance = collectableBalance(await tx.ledger.balance(site.id, id), subscription.data);
     const availableCredit = creditInCents + Math.max(0, -balance);
     return {
       site,

@@ -41,3 +41,33 @@ export async function post(
   await attachDocuments(tx, written, documents);
   return written;
 }
+
+/**
+ * The subscription data key of its payments whose outcome is not known yet (`{ key: amount }`): an
+ * allocation charge collected at once commits its lines, its attempt and this entry together, and
+ * settling the attempt removes the entry. Until then the gateway may or may not have taken that
+ * amount, so the part of the balance it covers is not the balance's to collect.
+ */
+export const UNSETTLED_PAYMENTS = 'unsettledPayments';
+
+/** The payments of a subscription whose outcome is not known yet, by attempt key ({@link UNSETTLED_PAYMENTS}). */
+export function unsettledPayments(data: Readonly<Record<string, unknown>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  const held = data[UNSETTLED_PAYMENTS];
+  if (held === null || typeof held !== 'object') return out;
+  for (const [key, amount] of Object.entries(held as Record<string, unknown>)) {
+    if (typeof amount === 'number' && Number.isSafeInteger(amount) && amount > 0) out[key] = amount;
+  }
+  return out;
+}
+
+/**
+ * What a collection of a subscription's balance may take: the balance less the amounts of its
+ * payments whose outcome is not known yet. Collecting those too would take the same money twice
+ * when the lost answer was a success; if the reconciliation finds the money was not taken, the
+ * amount stays owed and the next collection of the balance takes it.
+ */
+export function collectableBalance(balanceInCents: number, data: Readonly<Record<string, unknown>>): number {
+  const held = Object.values(unsettledPayments(data)).reduce((sum, amount) => sum + amount, 0);
+  return balanceInCents - held;
+}

@@ -1,6 +1,86 @@
+import { firstFreeHandle, HANDLE_PATTERN, slugify } from '../domain/catalog/handle.js';
+import { BillingError, invalid, isBillingError, notFound, ValidationCollector, validationError } from '../errors.js';
+import type {
+  PricePointType,
+  ProductPricePointRecord,
+  ProductRecord,
+  ProductTerms,
+  ProductVersionRecord,
+  StorageTransaction,
+} from '../ports/storage.js';
+import {
+  type IntervalUnitInput,
+  loadProduct,
+  type ProductView,
+  productIdOf,
+  productTerms,
+  sameTerms,
+} from './catalog-service.js';
+import { runCommand } from './command-runner.js';
+import { loadSite } from './site-lookup.js';
 import type { SubscriptionDeps } from './subscription-service.js';
 
-/** Price points of products and components: alternative prices a subscription can be signed up on. */
+/**
+ * Input of a product price point. On create `name`, `priceInCents`, `interval` and `intervalUnit`
+ * are required; on an update every field is optional, an omitted one keeps its value and `null`
+ * clears an optional term (a trial, an initial charge, an expiration). Amounts are minor units.
+ */
+export interface ProductPricePointInput {
+  readonly name?: string;
+  readonly handle?: string;
+  readonly priceInCents?: number | string;
+  readonly interval?: number | string;
+  readonly intervalUnit?: IntervalUnitInput;
+  readonly trialPriceInCents?: number | string | null;
+  readonly trialInterval?: number | string | null;
+  readonly trialIntervalUnit?: IntervalUnitInput | null;
+  readonly initialChargeInCents?: number | string | null;
+  readonly initialChargeAfterTrial?: boolean;
+  readonly expirationInterval?: number | string | null;
+  readonly expirationIntervalUnit?: IntervalUnitInput | null;
+}
+
+/** A price point with the terms of its current version. */
+export interface ProductPricePointView {
+  readonly pricePoint: ProductPricePointRecord;
+  readonly terms: ProductTerms;
+}
+
+/** Options of {@link PricePointService.listProductPricePoints}. */
+export interface ProductPricePointListInput {
+  /** Archived price points too (the SDK's `archived=true`). */
+  readonly includeArchived?: boolean;
+  /** Only these types (`filter[type]`). */
+  readonly types?: readonly PricePointType[];
+}
+
+/** Options of {@link PricePointService.listAllProductPricePoints} (`GET /products_price_points.json`). */
+export interface AllProductPricePointsInput {
+  readonly types?: readonly PricePointType[];
+  readonly ids?: readonly number[];
+  /** `filter[archived_at]=not_null` lists only archived ones, `null` only live ones (the default). */
+  readonly archivedAt?: 'null' | 'not_null';
+}
+
+/** A price point named by id or by handle (the SDK's `handle:` prefix already removed). */
+export type PricePointRef = number | string;
+
+/** Which price point a signup or migration asks for. */
+export interface PricePointChoice {
+  readonly pricePointId?: number | null;
+  readonly pricePointHandle?: string | null;
+}
+
+const HANDLE_MESSAGE =
+  'Handle: must start with a letter or number and may only contain lowercase letters, numbers, underscores and dashes.';
+
+/**
+ * Price points of products: alternative terms (price, interval, trial, initial charge, expiration)
+ * a subscription can be signed up or migrated on. Each revision of a price point's terms is an
+ * immutable product version marked with the price point, so a subscriber stays on the terms it was
+ * sold exactly as it does with product versions, and billing reads versions alone. Every product
+ * has one `default` price point, whose current version is the product's current version.
+ */
 export class PricePointService {
   readonly #deps: SubscriptionDeps;
 
@@ -12,7 +92,380 @@ export class PricePointService {
   protected get deps(): SubscriptionDeps {
     return this.#deps;
   }
+
+  /** Creates a `catalog` price point on a product (by id or handle). */
+  async createProductPricePoint(
+    subdomain: string,
+    productRef: number | string,
+    input: ProductPricePointInput,
+  ): Promise<ProductPricePointView> {
+    return (await this.bulkCreateProductPricePoints(subdomain, productRef, [input]))[0]!;
+  }
+
+  /** Creates several price points on one product, all or none: any invalid one refuses the whole batch. */
+  async bulkCreateProductPricePoints(
+    subdomain: string,
+    productRef: number | string,
+    inputs: readonly ProductPricePointInput[],
+  ): Promise<ProductPricePointView[]> {
+    if (inputs.length === 0) throw mapped(invalid('Price points: cannot be empty.', 'price_points'));
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const product = await loadProduct(tx, site.id, await productIdOf(tx, site.id, productRef));
+      const base = withoutOptionalTerms(product.version.terms);
+      const handles = new Set<string>();
+      const checked = inputs.map((input) => {
+        const errors = new ValidationCollector();
+        const name = requiredName(input.name, errors);
+        if (input.priceInCents === undefined) errors.add('Price in cents: cannot be blank.', 'price_in_cents');
+        if (input.interval === undefined) errors.add('Interval: cannot be blank.', 'interval');
+        if (input.intervalUnit === undefined) errors.add('Interval unit: cannot be blank.', 'interval_unit');
+        if (input.handle !== undefined) {
+          checkHandle(input.handle, errors);
+          if (handles.has(input.handle)) errors.add('Handle: must be unique - that value has been taken.', 'handle');
+          handles.add(input.handle);
+        }
+        const terms = errors.capture(() => productTerms(base, termsInput(input)));
+        if (!errors.ok) throw mapped(validationError(collected(errors)));
+        return { name, handle: input.handle, terms: terms! };
+      });
+      const taken = async (h: string) =>
+        (await tx.pricePoints.findProductPricePointByHandle(site.id, product.product.id, h)) !== undefined;
+      const views: ProductPricePointView[] = [];
+      for (const { name, handle: given, terms } of checked) {
+        // Without a handle one is made from the name, as products get theirs.
+        const handle =
+          given ??
+          (await firstFreeHandle(slugify(name) || 'price-point', async (h) => handles.has(h) || (await taken(h))));
+        handles.add(handle);
+        if (given !== undefined && (await taken(given))) throw handleTakenError();
+        const { pricePoint, version } = await mapHandleConflict(
+          tx.pricePoints.insertProductPricePoint(
+            {
+              siteId: site.id,
+              productId: product.product.id,
+              name,
+              handle,
+              archivedAt: null,
+              createdAt: now,
+              updatedAt: now,
+            },
+            terms,
+          ),
+        );
+        views.push({ pricePoint, terms: version.terms });
+      }
+      return views;
+    });
+  }
+
+  /** A product's price points by id; archived ones only when asked for. */
+  async listProductPricePoints(
+    subdomain: string,
+    productRef: number | string,
+    options: ProductPricePointListInput = {},
+  ): Promise<ProductPricePointView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const productId = await productIdOf(tx, site.id, productRef);
+      const records = await tx.pricePoints.listProductPricePoints(site.id, {
+        productId,
+        includeArchived: options.includeArchived === true,
+      });
+      return viewsOf(tx, filterTypes(records, options.types));
+    });
+  }
+
+  /** Every product's price points (`GET /products_price_points.json`), by id. */
+  async listAllProductPricePoints(
+    subdomain: string,
+    options: AllProductPricePointsInput = {},
+  ): Promise<ProductPricePointView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      let records = await tx.pricePoints.listProductPricePoints(site.id, {
+        onlyArchived: options.archivedAt === 'not_null',
+      });
+      if (options.ids !== undefined) {
+        const ids = new Set(options.ids);
+        records = records.filter((r) => ids.has(r.id));
+      }
+      return viewsOf(tx, filterTypes(records, options.types));
+    });
+  }
+
+  /** One price point of a product, by id or handle; `not_found` when it is not that product's. */
+  async getProductPricePoint(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ProductPricePointView> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const productId = await productIdOf(tx, site.id, productRef);
+      const pricePoint = await loadPricePoint(tx, site.id, productId, pricePointRef);
+      return (await viewsOf(tx, [pricePoint]))[0]!;
+    });
+  }
+
+  /**
+   * Changes a price point. New terms are a new product version the price point (and, for the
+   * default, the product) points at; subscribers on the old terms keep them. A name or handle
+   * change alone adds no version.
+   */
+  async updateProductPricePoint(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+    input: ProductPricePointInput,
+  ): Promise<ProductPricePointView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const productId = await productIdOf(tx, site.id, productRef);
+      const current = await loadPricePoint(tx, site.id, productId, pricePointRef);
+      const version = await versionOf(tx, current);
+      const errors = new ValidationCollector();
+      const name = input.name === undefined ? undefined : requiredName(input.name, errors);
+      if (input.handle !== undefined) checkHandle(input.handle, errors);
+      if (current.type === 'custom') errors.add('Price point: custom price points cannot be updated.', 'price_point');
+      const terms = errors.capture(() => productTerms(version.terms, termsInput(input)));
+      if (!errors.ok) throw mapped(validationError(collected(errors)));
+      const changed = !sameTerms(terms!, version.terms);
+      const patch = {
+        ...(name === undefined || name === current.name ? {} : { name }),
+        ...(input.handle === undefined || input.handle === current.handle ? {} : { handle: input.handle }),
+      };
+      if (!changed && Object.keys(patch).length === 0) return { pricePoint: current, terms: version.terms };
+      const revised = await mapHandleConflict(
+        tx.pricePoints.reviseProductPricePoint(site.id, current.id, patch, changed ? terms : undefined, now),
+      );
+      if (!revised) throw notFound('Price point', current.id);
+      return { pricePoint: revised.pricePoint, terms: revised.version.terms };
+    });
+  }
+
+  /**
+   * Archives a price point: it can no longer be signed up or migrated on, while its subscribers
+   * keep billing as before. The default price point cannot be archived.
+   */
+  async archiveProductPricePoint(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ProductPricePointView> {
+    return this.#setArchived(subdomain, productRef, pricePointRef, true);
+  }
+
+  /** Makes an archived price point available again. */
+  async unarchiveProductPricePoint(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ProductPricePointView> {
+    return this.#setArchived(subdomain, productRef, pricePointRef, false);
+  }
+
+  /**
+   * Makes a price point its product's default: new signups without a price point get its terms,
+   * the old default becomes a `catalog` price point, and subscribers keep what they have. Answers
+   * the product at its new current version.
+   */
+  async promoteProductPricePointToDefault(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ProductView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const productId = await productIdOf(tx, site.id, productRef);
+      const current = await loadPricePoint(tx, site.id, productId, pricePointRef);
+      if (current.archivedAt !== null)
+        throw mapped(invalid('Price point: an archived price point cannot be the default.', 'price_point'));
+      if (current.type !== 'default') {
+        const promoted = await tx.pricePoints.makeDefaultProductPricePoint(site.id, current.id, now);
+        if (!promoted) throw notFound('Price point', current.id);
+      }
+      return loadProduct(tx, site.id, productId);
+    });
+  }
+
+  #setArchived(
+    subdomain: string,
+    productRef: number | string,
+    pricePointRef: PricePointRef,
+    archived: boolean,
+  ): Promise<ProductPricePointView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const productId = await productIdOf(tx, site.id, productRef);
+      const current = await loadPricePoint(tx, site.id, productId, pricePointRef);
+      if (archived && current.type === 'default')
+        throw mapped(invalid('Price point: the default price point cannot be archived.', 'price_point'));
+      let pricePoint = current;
+      if ((current.archivedAt !== null) !== archived) {
+        const updated = await tx.pricePoints.setProductPricePointArchived(
+          site.id,
+          current.id,
+          archived ? now : null,
+          now,
+        );
+        if (!updated) throw notFound('Price point', current.id);
+        pricePoint = updated;
+      }
+      return { pricePoint, terms: (await versionOf(tx, pricePoint)).terms };
+    });
+  }
+}
+
+/**
+ * The product version a signup (or migration) on `product` gets: the named price point's current
+ * version, or the product's current version when none is named. An unknown price point, one of
+ * another product, or an archived one is a validation error (422), so nothing is written.
+ */
+export async function resolveSignupVersion(
+  tx: StorageTransaction,
+  siteId: number,
+  product: ProductRecord,
+  choice: PricePointChoice,
+): Promise<ProductVersionRecord> {
+  let pricePoint: ProductPricePointRecord | undefined;
+  if (choice.pricePointId != null) {
+    pricePoint = await tx.pricePoints.findProductPricePoint(siteId, choice.pricePointId);
+    if (pricePoint === undefined || pricePoint.productId !== product.id)
+      throw invalid(
+        `Product price point: ${choice.pricePointId} is not a price point of product ${product.handle}.`,
+        'product_price_point_id',
+      );
+  } else if (choice.pricePointHandle != null && choice.pricePointHandle !== '') {
+    pricePoint = await tx.pricePoints.findProductPricePointByHandle(siteId, product.id, choice.pricePointHandle);
+    if (pricePoint === undefined)
+      throw invalid(
+        `Product price point: ${choice.pricePointHandle} is not a price point of product ${product.handle}.`,
+        'product_price_point_handle',
+      );
+  }
+  const number = pricePoint?.version ?? product.currentVersion;
+  if (pricePoint !== undefined && pricePoint.archivedAt !== null)
+    throw invalid(`Product price point: ${pricePoint.handle} has been archived.`, 'product_price_point_id');
+  const version = await tx.catalog.findProductVersion(siteId, product.id, number);
+  if (!version) throw new BillingError('storage', `Product ${product.id} has no version ${number}.`);
+  return version;
+}
+
+/** A price point of the product by id or handle; `not_found` when missing or another product's. */
+export async function loadPricePoint(
+  tx: StorageTransaction,
+  siteId: number,
+  productId: number,
+  ref: PricePointRef,
+): Promise<ProductPricePointRecord> {
+  const found =
+    typeof ref === 'number'
+      ? await tx.pricePoints.findProductPricePoint(siteId, ref)
+      : await tx.pricePoints.findProductPricePointByHandle(siteId, productId, ref);
+  if (!found || found.productId !== productId) throw notFound('Price point', ref);
+  return found;
+}
+
+async function versionOf(tx: StorageTransaction, pricePoint: ProductPricePointRecord): Promise<ProductVersionRecord> {
+  const version = await tx.catalog.findProductVersion(pricePoint.siteId, pricePoint.productId, pricePoint.version);
+  if (!version)
+    throw new BillingError('storage', `Product ${pricePoint.productId} has no version ${pricePoint.version}.`);
+  return version;
+}
+
+async function viewsOf(
+  tx: StorageTransaction,
+  records: readonly ProductPricePointRecord[],
+): Promise<ProductPricePointView[]> {
+  const views: ProductPricePointView[] = [];
+  for (const pricePoint of records) views.push({ pricePoint, terms: (await versionOf(tx, pricePoint)).terms });
+  return views;
+}
+
+function filterTypes(
+  records: readonly ProductPricePointRecord[],
+  types: readonly PricePointType[] | undefined,
+): ProductPricePointRecord[] {
+  return types === undefined || types.length === 0 ? [...records] : records.filter((r) => types.includes(r.type));
+}
+
+/**
+ * The product's terms without what a price point sets itself: a new price point starts with no
+ * trial, initial charge or expiration unless it names them. Product-wide terms (name, accounting
+ * code, card and tax flags) are kept from the product's current version.
+ */
+function withoutOptionalTerms(terms: ProductTerms): ProductTerms {
+  return {
+    ...terms,
+    trialPriceInCents: null,
+    trialInterval: null,
+    trialIntervalUnit: null,
+    initialChargeInCents: null,
+    initialChargeAfterTrial: false,
+    expirationInterval: null,
+    expirationIntervalUnit: null,
+  };
+}
+
+/** The price-related fields of the input, as the product terms validation reads them. */
+function termsInput(input: ProductPricePointInput) {
+  const { name: _name, handle: _handle, ...terms } = input;
+  return terms;
+}
+
+function requiredName(value: unknown, errors: ValidationCollector): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    errors.add('Name: cannot be blank.', 'name');
+    return '';
+  }
+  return value.trim();
+}
+
+function checkHandle(handle: unknown, errors: ValidationCollector): void {
+  if (typeof handle !== 'string' || !HANDLE_PATTERN.test(handle)) errors.add(HANDLE_MESSAGE, 'handle');
+}
+
+function collected(errors: ValidationCollector) {
+  try {
+    errors.throwIfAny();
+  } catch (error) {
+    if (isBillingError(error)) return error.details;
+    throw error;
+  }
+  return [];
+}
+
+/** The service answers price point validation errors as a map of field to messages. */
+function mapped(error: BillingError): BillingError {
+  return validationError(error.details, 'map');
+}
+
+function handleTakenError(): BillingError {
+  return validationError(
+    [{ message: 'Handle: must be unique - that value has been taken.', attribute: 'handle' }],
+    'map',
+  );
+}
+
+async function mapHandleConflict<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof BillingError && error.code === 'conflict') throw handleTakenError();
+    throw error;
+  }
 }
 
 /** The methods a site handle exposes (each takes the subdomain first). */
-export const PRICE_POINT_METHODS = [] as const;
+export const PRICE_POINT_METHODS = [
+  'createProductPricePoint',
+  'bulkCreateProductPricePoints',
+  'listProductPricePoints',
+  'listAllProductPricePoints',
+  'getProductPricePoint',
+  'updateProductPricePoint',
+  'archiveProductPricePoint',
+  'unarchiveProductPricePoint',
+  'promoteProductPricePointToDefault',
+] as const;

@@ -20,11 +20,11 @@ import type {
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
-import { type CommandContext, runCommand } from './command-runner.js';
+import { CommandBatcher, type CommandContext } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { pendingAttempt } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
-import { post } from './posting.js';
+import { collectableBalance, post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
 import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
@@ -147,10 +147,13 @@ export class RenewalService {
   readonly #deps: SubscriptionDeps;
   readonly #owner = `worker-${randomUUID()}`;
   readonly #reconcile: RenewalServiceOptions['reconcile'];
+  /** Every step of due work commits through it: many items' steps share one transaction (issue 18). */
+  readonly #batcher: CommandBatcher;
 
   constructor(deps: SubscriptionDeps, options: RenewalServiceOptions = {}) {
     this.#deps = deps;
     this.#reconcile = options.reconcile;
+    this.#batcher = new CommandBatcher(deps);
   }
 
   /**
@@ -364,9 +367,13 @@ export class RenewalService {
     }
   }
 
-  /** Runs `work` as a command that happens at the item's due instant. */
+  /**
+   * Runs `work` as a command that happens at the item's due instant, in a transaction it may share
+   * with other items' steps (never with another step of its own subscription: a lane holds one
+   * item per subscription). It settles once that transaction has committed.
+   */
   #at<T>(item: DueWorkRecord, work: (ctx: CommandContext) => Promise<T>): Promise<T> {
-    return runCommand({ ...this.#deps, clock: { now: () => item.dueAt } }, work);
+    return this.#batcher.run(item.dueAt, work);
   }
 
   async #complete(ctx: CommandContext, item: DueWorkRecord): Promise<void> {
@@ -556,7 +563,9 @@ export class RenewalService {
           line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
         );
       await post(ctx.tx, lines);
-      const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
+      // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount
+      // out of what is collected, until its reconciliation settles it.
+      const balance = collectableBalance(await ctx.tx.ledger.balance(site.id, subscription.id), advanced.data);
       if (balance <= 0) {
         await this.#finishRenewal(ctx, item, site, advanced, true);
         return 'renewed';
@@ -625,11 +634,30 @@ export class RenewalService {
         await this.#complete(ctx, item);
         return 'skipped';
       }
+      // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
+      // of what the retry collects; when it holds all of it, the retry looks again after its
+      // reconciliation, which either pays the balance or leaves it owed.
+      const collectable = collectableBalance(balance, subscription.data);
+      if (collectable <= 0) {
+        const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
+        await ctx.tx.dueWork.release(
+          item.siteId,
+          item.id,
+          this.#owner,
+          new Date(retryFrom + UNKNOWN_RETRY_MS),
+          ctx.now,
+        );
+        return 'pending';
+      }
       if (subscription.paymentProfileId === null) {
         await this.#dunningFailed(ctx, item, site, subscription, attemptNo, 'No payment method on file.');
         return 'failed';
       }
-      return this.#pending(ctx, await this.#attempt(ctx, site, subscription, key, balance, 'dunning'), subscription);
+      return this.#pending(
+        ctx,
+        await this.#attempt(ctx, site, subscription, key, collectable, 'dunning'),
+        subscription,
+      );
     });
     const settle = this.#settle(item, async (ctx, attempt, result) => {
       const site = (await ctx.tx.sites.findById(item.siteId))!;

@@ -117,12 +117,12 @@ export class SiteService {
 
   /** The site with this subdomain; `not_found` when there is none. */
   get(subdomain: string): Promise<SiteRecord> {
-    return this.#deps.storage.transaction((tx) => loadSite(tx, subdomain));
+    return this.#deps.storage.transaction((tx) => loadSite(tx, subdomain), { readOnly: true });
   }
 
   /** Every site, by id. */
   list(): Promise<SiteRecord[]> {
-    return this.#deps.storage.transaction((tx) => tx.sites.list());
+    return this.#deps.storage.transaction((tx) => tx.sites.list(), { readOnly: true });
   }
 
   /**
@@ -279,19 +279,23 @@ export class SiteService {
    * nothing about which part was wrong.
    */
   authenticate(subdomain: string, apiKey: string): Promise<SiteRecord> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = typeof subdomain === 'string' ? await tx.sites.findBySubdomain(subdomain.toLowerCase()) : undefined;
-      const keys: ApiKeyRecord[] = site ? await tx.credentials.activeApiKeys(site.id) : [];
-      // One hash of the presented key, compared with each stored hash in constant time.
-      const presented = hashSecret(typeof apiKey === 'string' ? apiKey : '');
-      let matched = false;
-      for (const key of keys.length > 0 ? keys : [undefined]) {
-        const equal = secretHashMatches(presented, key?.secretHash ?? NO_KEY_HASH);
-        matched = (equal && key !== undefined) || matched;
-      }
-      if (!site || !matched) throw unauthorized();
-      return site;
-    });
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site =
+          typeof subdomain === 'string' ? await tx.sites.findBySubdomain(subdomain.toLowerCase()) : undefined;
+        const keys: ApiKeyRecord[] = site ? await tx.credentials.activeApiKeys(site.id) : [];
+        // One hash of the presented key, compared with each stored hash in constant time.
+        const presented = hashSecret(typeof apiKey === 'string' ? apiKey : '');
+        let matched = false;
+        for (const key of keys.length > 0 ? keys : [undefined]) {
+          const equal = secretHashMatches(presented, key?.secretHash ?? NO_KEY_HASH);
+          matched = (equal && key !== undefined) || matched;
+        }
+        if (!site || !matched) throw unauthorized();
+        return site;
+      },
+      { readOnly: true },
+    );
   }
 
   /**

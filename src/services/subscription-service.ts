@@ -14,12 +14,13 @@ import {
   type SnapDay,
   snapBoundary,
 } from '../domain/time/index.js';
-import { BillingError, invalid, notFound, ValidationCollector, validationError } from '../errors.js';
+import { BillingError, invalid, isBillingError, notFound, ValidationCollector, validationError } from '../errors.js';
 import type { CardInput, PaymentGateway, TokenizeResult } from '../ports/gateway.js';
 import type {
   AddressFields,
   CouponRecord,
   CustomerRecord,
+  NewSubscription,
   NewTransaction,
   PaymentProfileRecord,
   ProductTerms,
@@ -31,7 +32,7 @@ import type {
   SubscriptionState,
   TransactionRecord,
 } from '../ports/storage.js';
-import { loadProduct, type ProductView } from './catalog-service.js';
+import { loadProduct, type ProductView, withPricePoints } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 import {
   type PlannedComponent,
@@ -57,6 +58,7 @@ import {
   scheduleRefundIfUncommitted,
 } from './payment-runner.js';
 import { post } from './posting.js';
+import { resolveSignupVersion } from './price-point-service.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSite } from './site-service.js';
@@ -86,7 +88,7 @@ export interface PaymentProfileImport {
 }
 
 /** A payment method ready to store: tokenized now, or imported with its vault token. */
-interface StoredMethod {
+export interface StoredMethod {
   readonly vaultToken: string;
   readonly customerVaultToken: string | null;
   readonly currentVault: string;
@@ -102,6 +104,10 @@ interface StoredMethod {
 export interface CreateSubscriptionInput {
   readonly productHandle?: string;
   readonly productId?: number;
+  /** A price point of the product to sign up on (default: the product's default price point). */
+  readonly productPricePointId?: number;
+  /** A price point of the product by handle. */
+  readonly productPricePointHandle?: string;
   /** An existing customer, or `customer` to create one. */
   readonly customerId?: number;
   readonly customer?: CustomerInput;
@@ -113,6 +119,8 @@ export interface CreateSubscriptionInput {
   readonly paymentProfile?: PaymentProfileImport;
   /** The referral code of the subscription that referred this signup. */
   readonly ref?: string;
+  /** The merchant's own id of the subscription; unique per site (blank means none). */
+  readonly reference?: string | null;
   /**
    * In the future: no charge now (imports, custom trials). Now or in the past: assessed once, now,
    * with the first period starting now (an import's missed periods are not charged).
@@ -131,6 +139,16 @@ export interface CreateSubscriptionInput {
   readonly components?: readonly SignupComponentInput[];
   /** Values of subscription metafields to set at signup. */
   readonly metafields?: Readonly<Record<string, string>>;
+}
+
+/** Input of {@link SubscriptionService.override}: instants as text (ISO 8601) or dates; null or blank clears a date. */
+export interface OverrideInput {
+  readonly activatedAt?: string | null;
+  readonly canceledAt?: string | null;
+  readonly cancellationMessage?: string | null;
+  readonly expiresAt?: string | null;
+  /** Cannot be cleared: a period always has a start. */
+  readonly currentPeriodStartsAt?: string | null;
 }
 
 /** A subscription as reads return it. */
@@ -163,6 +181,8 @@ interface SignupPlan {
   readonly snapDay: SnapDay | undefined;
   /** The subscription whose referral code this signup used. */
   readonly referredBy: number | undefined;
+  /** The merchant's reference of the new subscription (trimmed), or null. */
+  readonly reference: string | null;
   readonly coupons: readonly CouponRecord[];
   readonly componentRows: readonly PlannedComponent[];
   /** The discount line of each coupon applied now (negative adjustments). */
@@ -237,6 +257,9 @@ export class SubscriptionService {
           // that wrote its customer: a signup planned before that must not charge for a taken reference.
           if (await tx.customers.findByReference(plan.site.id, claim)) throw referenceTaken();
         }
+        // Checked again here, before any money moves: a signup written since the plan may hold it.
+        if (plan.reference !== null && (await tx.subscriptions.findByReference(plan.site.id, plan.reference)))
+          throw subscriptionReferenceTaken();
         await redeemCoupons(tx, plan.site.id, plan.coupons, now);
         const pending = await tx.payments.insert(
           pendingAttempt({
@@ -324,11 +347,12 @@ export class SubscriptionService {
               updatedAt: ctx.now,
             })
           : null;
-        const subscription = await ctx.tx.subscriptions.insert({
+        const subscription = await insertSubscription(ctx.tx, {
           siteId: plan.site.id,
           customerId: customer.id,
           productId: plan.product.product.id,
           productVersion: plan.product.version.version,
+          reference: plan.reference,
           paymentProfileId: profile?.id ?? null,
           state: plan.state,
           periodAnchorAt: plan.anchor,
@@ -427,7 +451,9 @@ export class SubscriptionService {
 
   /** A subscription with its balance, product version, customer and payment profile. */
   get(subdomain: string, id: number): Promise<SubscriptionView> {
-    return this.#deps.storage.transaction(async (tx) => loadView(tx, (await loadSite(tx, subdomain)).id, id));
+    return this.#deps.storage.transaction(async (tx) => loadView(tx, (await loadSite(tx, subdomain)).id, id), {
+      readOnly: true,
+    });
   }
 
   /**
@@ -511,21 +537,121 @@ export class SubscriptionService {
 
   /** One page of subscriptions matching the query. */
   async list(subdomain: string, query: SubscriptionListQuery = {}): Promise<SubscriptionView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      const filter = await listFilter(tx, site, query);
-      const page = clampPage(query.page, query.perPage);
-      const rows = filter === undefined ? [] : await tx.subscriptions.list(site.id, filter, page);
-      return Promise.all(rows.map((row) => loadView(tx, site.id, row.id)));
-    });
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        const filter = await listFilter(tx, site, query);
+        const page = clampPage(query.page, query.perPage);
+        const rows = filter === undefined ? [] : await tx.subscriptions.list(site.id, filter, page);
+        return Promise.all(rows.map((row) => loadView(tx, site.id, row.id)));
+      },
+      { readOnly: true },
+    );
   }
 
   /** The subscription's ledger lines, oldest first. */
   transactions(subdomain: string, id: number): Promise<TransactionRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      await loadSubscription(tx, site.id, id);
-      return tx.ledger.listForSubscription(site.id, id);
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        await loadSubscription(tx, site.id, id);
+        return tx.ledger.listForSubscription(site.id, id);
+      },
+      { readOnly: true },
+    );
+  }
+
+  /** The subscription with this reference (exact); `not_found` when none has it. */
+  lookup(subdomain: string, reference: string): Promise<SubscriptionView> {
+    return this.#deps.storage.transaction(
+      async (tx) => {
+        const site = await loadSite(tx, subdomain);
+        const found =
+          typeof reference === 'string' && reference.trim() !== ''
+            ? await tx.subscriptions.findByReference(site.id, reference.trim())
+            : undefined;
+        if (!found) throw notFound('Subscription', reference);
+        return loadView(tx, site.id, found.id);
+      },
+      { readOnly: true },
+    );
+  }
+
+  /**
+   * Sets or clears (null or blank) a subscription's reference. A reference another subscription of
+   * the site has is refused with the service's 422 and changes nothing.
+   */
+  setReference(subdomain: string, id: number, reference: string | null): Promise<SubscriptionView> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, id);
+      await setReferenceInCommand(ctx, site, subscription, reference);
+      return loadView(ctx.tx, site.id, id);
+    });
+  }
+
+  /**
+   * Sets fields the engine usually manages, to align an imported subscription with its history
+   * (`PUT /subscriptions/{id}/override.json`): `activatedAt`, `canceledAt`, `cancellationMessage`,
+   * `expiresAt`, and `currentPeriodStartsAt` (only while the subscription has never been billed,
+   * and only in the past). Nothing is charged, no state changes and the next billing date stays;
+   * no event is recorded (the service does not backfill history). Errors use the service's
+   * single-error shape (`{"error": ...}`), all problems joined.
+   */
+  override(subdomain: string, id: number, input: OverrideInput): Promise<SubscriptionView> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, id);
+      const errors = new ValidationCollector();
+      const date = (value: string | null | undefined, label: string) =>
+        value === undefined
+          ? undefined
+          : value === null || value === ''
+            ? null
+            : errors.capture(() => parseInstant(value, site.timeZone, label));
+      const activatedAt = date(input.activatedAt, 'Activated at');
+      const canceledAt = date(input.canceledAt, 'Canceled at');
+      const expiresAt = date(input.expiresAt, 'Expires at');
+      const periodStart =
+        input.currentPeriodStartsAt === undefined || input.currentPeriodStartsAt === null
+          ? undefined
+          : errors.capture(() => parseInstant(input.currentPeriodStartsAt, site.timeZone, 'Current period starts at'));
+      if (periodStart !== undefined) {
+        if ((await ctx.tx.ledger.listForSubscription(site.id, id)).length > 0)
+          errors.add(
+            'Current period starts at: can only be set on a subscription that has not been billed.',
+            'current_period_starts_at',
+          );
+        else if (periodStart.getTime() >= ctx.now.getTime())
+          errors.add('Current period starts at: must be before the current date and time.', 'current_period_starts_at');
+        else if (periodStart.getTime() >= subscription.currentPeriodEndsAt.getTime())
+          errors.add(
+            'Current period starts at: must be before the end of the current period.',
+            'current_period_starts_at',
+          );
+      }
+      if (input.cancellationMessage != null && typeof input.cancellationMessage !== 'string')
+        errors.add('Cancellation message: must be a string.', 'cancellation_message');
+      try {
+        errors.throwIfAny();
+      } catch (error) {
+        // The SDK reads this endpoint's 422 as one error (`{"error": ...}`).
+        throw error instanceof BillingError ? validationError(error.details, 'single') : error;
+      }
+      const patch = {
+        ...(activatedAt === undefined ? {} : { activatedAt }),
+        ...(canceledAt === undefined ? {} : { canceledAt }),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        ...(periodStart === undefined ? {} : { currentPeriodStartedAt: periodStart }),
+        ...(input.cancellationMessage === undefined ? {} : { cancellationMessage: input.cancellationMessage }),
+      };
+      if (Object.keys(patch).length === 0) return loadView(ctx.tx, site.id, id);
+      const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, id, subscription.version, {
+        ...patch,
+        updatedAt: ctx.now,
+      });
+      if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+      return loadView(ctx.tx, site.id, id);
     });
   }
 
@@ -552,6 +678,22 @@ export class SubscriptionService {
     }
     if (product?.product.archivedAt)
       errors.add('Product: has been archived and cannot be subscribed to.', 'product_handle');
+    if (
+      product !== undefined &&
+      (input.productPricePointId !== undefined || input.productPricePointHandle !== undefined)
+    ) {
+      // The subscription pins the price point's current version, so it renews at these terms.
+      try {
+        const version = await resolveSignupVersion(tx, site.id, product.product, {
+          pricePointId: input.productPricePointId ?? null,
+          pricePointHandle: input.productPricePointHandle ?? null,
+        });
+        product = await withPricePoints(tx, { product: product.product, version });
+      } catch (error) {
+        if (!isBillingError(error, 'validation')) throw error;
+        for (const detail of error.details) errors.add(detail.message, detail.attribute);
+      }
+    }
     let customer: CustomerRecord | undefined;
     if (input.customerId !== undefined) {
       customer = await tx.customers.findById(site.id, input.customerId);
@@ -565,6 +707,9 @@ export class SubscriptionService {
         errors.add(REFERENCE_TAKEN, 'customer.reference');
       }
     }
+    const reference = checkReference(input.reference, errors);
+    if (reference !== null && (await tx.subscriptions.findByReference(site.id, reference)))
+      errors.add(REFERENCE_TAKEN, 'subscription.reference');
     const now = this.#deps.clock.now();
     const nextBillingAt =
       input.nextBillingAt === undefined
@@ -719,6 +864,7 @@ export class SubscriptionService {
       expiresAt,
       snapDay,
       referredBy,
+      reference,
       coupons,
       componentRows: components.rows,
       discounts,
@@ -732,6 +878,80 @@ const REFERENCE_TAKEN = 'Reference: must be unique - that value has been taken.'
 
 function referenceTaken(): BillingError {
   return invalid(REFERENCE_TAKEN, 'customer.reference');
+}
+
+/** A subscription's reference taken by another of the site's subscriptions; the service's words, as for customers. */
+function subscriptionReferenceTaken(): BillingError {
+  return invalid(REFERENCE_TAKEN, 'subscription.reference');
+}
+
+/**
+ * A subscription reference as stored: trimmed, null when missing or blank. Anything but text is
+ * refused (the wire reads numbers as text already), as is one longer than 255 characters.
+ */
+function checkReference(value: unknown, errors: ValidationCollector): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.add('Reference: must be a string.', 'subscription.reference');
+    return null;
+  }
+  const trimmed = value.trim();
+  if (trimmed.length > 255) errors.add('Reference: is too long (maximum is 255 characters).', 'subscription.reference');
+  return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * Sets a subscription's reference inside a command (for `PUT /subscriptions/{id}.json`, alone or
+ * with other changes): checked, then written at the subscription's version. Returns the record as
+ * written (unchanged when the reference is the same).
+ */
+export async function setReferenceInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  input: string | null,
+): Promise<SubscriptionRecord> {
+  const errors = new ValidationCollector();
+  const reference = checkReference(input, errors);
+  errors.throwIfAny();
+  if (reference === (subscription.reference ?? null)) return subscription;
+  if (reference !== null) {
+    const holder = await ctx.tx.subscriptions.findByReference(site.id, reference);
+    if (holder !== undefined && holder.id !== subscription.id) throw subscriptionReferenceTaken();
+  }
+  let moved: SubscriptionRecord | undefined;
+  try {
+    moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
+      reference,
+      updatedAt: ctx.now,
+    });
+  } catch (error) {
+    if (isReferenceConflict(error)) throw subscriptionReferenceTaken();
+    throw error;
+  }
+  if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+  return moved;
+}
+
+/** Inserts a subscription; a reference taken meanwhile is the 422 a client can act on, not a retry. */
+async function insertSubscription(tx: StorageTransaction, subscription: NewSubscription): Promise<SubscriptionRecord> {
+  try {
+    return await tx.subscriptions.insert(subscription);
+  } catch (error) {
+    if (isReferenceConflict(error)) throw subscriptionReferenceTaken();
+    throw error;
+  }
+}
+
+/** A `conflict` from a repository about the reference index (its data names the reference). */
+function isReferenceConflict(error: unknown): boolean {
+  return (
+    error instanceof BillingError &&
+    error.code === 'conflict' &&
+    typeof error.data === 'object' &&
+    error.data !== null &&
+    'reference' in error.data
+  );
 }
 
 /** The reference a new customer will be stored with (trimmed, as `insertCustomer` stores it), if any. */
@@ -897,7 +1117,7 @@ export async function loadView(tx: StorageTransaction, siteId: number, id: numbe
   return {
     subscription,
     balanceInCents: await tx.ledger.balance(siteId, id),
-    product: { product, version },
+    product: await withPricePoints(tx, { product, version }),
     customer: await loadCustomer(tx, siteId, subscription.customerId),
     paymentProfile:
       subscription.paymentProfileId === null
@@ -1032,7 +1252,8 @@ export function maskedProfile(profile: PaymentProfileRecord): Record<string, unk
   };
 }
 
-function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): void {
+/** A complete billing address when the card pays for a taxed product (the service's rule). */
+export function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): void {
   if (!taxed) return;
   const errors = new ValidationCollector();
   const labels: [keyof AddressFields, string][] = [
@@ -1050,7 +1271,7 @@ function requireTaxAddress(taxed: boolean, address: Partial<AddressFields>): voi
 }
 
 /** Checks an imported vault profile: a token and a valid expiry; card type and last four as given. */
-function parseImport(input: PaymentProfileImport, gateway: string): StoredMethod {
+export function parseImport(input: PaymentProfileImport, gateway: string): StoredMethod {
   const errors = new ValidationCollector();
   const token = typeof input.vaultToken === 'string' ? input.vaultToken.trim() : '';
   if (token === '') errors.add('Vault token: cannot be blank.', 'payment_profile.vault_token');
@@ -1090,7 +1311,8 @@ function parseExpiry(monthInput: unknown, yearInput: unknown, prefix: string): {
   return { month, year };
 }
 
-function parseCard(input: CreditCardInput): CardInput {
+/** Checks a card's number and expiry (the service's messages), ready for the gateway. */
+export function parseCard(input: CreditCardInput): CardInput {
   const errors = new ValidationCollector();
   const number = typeof input.fullNumber === 'string' ? input.fullNumber.replace(/[\s-]/g, '') : '';
   if (number === '') errors.add('Credit card number: cannot be blank.', 'credit_card.full_number');
@@ -1190,4 +1412,13 @@ export async function replaceCardInCommand(
 }
 
 /** The methods a site handle exposes (each takes the subdomain first). */
-export const SUBSCRIPTION_METHODS = ['create', 'get', 'list', 'transactions', 'updateCard'] as const;
+export const SUBSCRIPTION_METHODS = [
+  'create',
+  'get',
+  'list',
+  'transactions',
+  'updateCard',
+  'lookup',
+  'setReference',
+  'override',
+] as const;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { AddressFields } from '../ports/storage.js';
+import type { CreatePaymentProfileInput } from '../services/payment-profile-service.js';
 import type { CreditCardInput, PaymentProfileImport } from '../services/subscription-service.js';
 import { defineWireRequest } from './wire-request.js';
-import { wireCardExpiry, wireCardNumber, wireText } from './wire-scalars.js';
+import { wireCardExpiry, wireCardNumber, wireId, wireText } from './wire-scalars.js';
 
 /** A card as the engine's signup and card-update commands take it, with an optional billing address. */
 export type WireCardInput = CreditCardInput & { readonly billingAddress?: Partial<AddressFields> };
@@ -111,3 +112,63 @@ export const paymentProfileImportFields = z
       ...(p.last_name == null ? {} : { lastName: p.last_name }),
     }),
   );
+
+/** Bank account fields of the service's create form; their presence makes a bank account profile. */
+const BANK_FIELDS = [
+  'bank_name',
+  'bank_iban',
+  'bank_routing_number',
+  'bank_account_number',
+  'bank_branch_code',
+  'bank_account_type',
+  'bank_account_holder_type',
+] as const;
+
+/**
+ * The fields of `{"payment_profile":{...}}` on create (`POST /payment_profiles.json`), read into a
+ * {@link CreatePaymentProfileInput}: `customer_id`, and a card (`full_number`, expiry, `cvv`), a
+ * vault import (`vault_token`, `customer_vault_token`, `current_vault`, `card_type`, `last_four`)
+ * or a `chargify_token`; names and `billing_*`. Bank fields are passed on as a `bank_account`
+ * payment type for the engine to refuse with its message; unknown keys are ignored.
+ */
+export const createPaymentProfileFields = z
+  .object(
+    {
+      ...cardShape,
+      customer_id: wireId.nullish(),
+      payment_type: wireText.nullish(),
+      vault_token: wireText.nullish(),
+      customer_vault_token: wireText.nullish(),
+      current_vault: wireText.nullish(),
+      card_type: wireText.nullish(),
+      last_four: wireText.nullish(),
+      chargify_token: wireText.nullish(),
+      ...Object.fromEntries(BANK_FIELDS.map((k) => [k, z.unknown().optional()])),
+    },
+    { error: 'must be an object.' },
+  )
+  .transform((p): CreatePaymentProfileInput => {
+    const record = p as Record<string, unknown>;
+    const bank = BANK_FIELDS.some((k) => record[k] !== undefined && record[k] !== null && record[k] !== '');
+    const paymentType = p.payment_type ?? (bank ? 'bank_account' : undefined);
+    return {
+      ...(p.customer_id == null ? {} : { customerId: p.customer_id }),
+      ...(paymentType == null ? {} : { paymentType }),
+      ...(p.full_number == null ? {} : { fullNumber: p.full_number }),
+      ...(p.expiration_month == null ? {} : { expirationMonth: p.expiration_month }),
+      ...(p.expiration_year == null ? {} : { expirationYear: p.expiration_year }),
+      ...(p.cvv == null ? {} : { cvv: p.cvv }),
+      ...(p.first_name == null ? {} : { firstName: p.first_name }),
+      ...(p.last_name == null ? {} : { lastName: p.last_name }),
+      ...(p.vault_token == null ? {} : { vaultToken: p.vault_token }),
+      ...(p.customer_vault_token == null ? {} : { customerVaultToken: p.customer_vault_token }),
+      ...(p.current_vault == null ? {} : { currentVault: p.current_vault }),
+      ...(p.card_type == null ? {} : { cardType: p.card_type }),
+      ...(p.last_four == null ? {} : { lastFour: p.last_four }),
+      ...(p.chargify_token == null ? {} : { chargifyToken: p.chargify_token }),
+      ...billingAddressOf(p),
+    };
+  });
+
+/** `POST /payment_profiles.json`: body `{"payment_profile":{customer_id, ...}}`. */
+export const createPaymentProfileRequest = defineWireRequest('payment_profile', createPaymentProfileFields);

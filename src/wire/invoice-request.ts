@@ -7,6 +7,7 @@ import type {
   InvoicePaymentInput,
   InvoiceRefundInput,
   InvoiceStatus,
+  MultiInvoicePaymentInput,
 } from '../invoices/model.js';
 import { DEFAULT_PER_PAGE, type ListPage, MAX_PER_PAGE } from './list-query.js';
 import { isGiven } from './subscription-request.js';
@@ -85,6 +86,49 @@ export function readInvoicePayment(body: unknown, currency: string): InvoicePaym
     method: top?.type === 'payment' ? 'payment' : 'external',
     ...(memo === undefined ? {} : { memo }),
   };
+}
+
+const multiPaymentFields = z.object(
+  {
+    amount: wireDecimal.nullish(),
+    memo: wireText.nullish(),
+    method: wireText.nullish(),
+    details: wireText.nullish(),
+    received_on: wireText.nullish(),
+    applications: z
+      .array(
+        z.object({ invoice_uid: wireText.nullish(), amount: wireDecimal.nullish() }, { error: 'must be an object.' }),
+        { error: 'must be a list.' },
+      )
+      .nullish(),
+  },
+  { error: 'must be an object.' },
+);
+
+/** `POST /invoices/payments.json`: body `{"payment":{amount, memo, method, details, applications:[{invoice_uid, amount}]}}`. */
+export const multiInvoicePaymentRequest = defineWireRequest('payment', multiPaymentFields);
+
+/**
+ * Reads one external payment for several invoices into the engine's
+ * {@link MultiInvoicePaymentInput}: amounts in major units, the memo defaulting to the method and
+ * details as for a single invoice's payment. Every problem is reported at once.
+ */
+export function readMultiInvoicePayment(body: unknown, currency: string): MultiInvoicePaymentInput {
+  const errors = new ValidationCollector();
+  const fields = errors.capture(() => parseWireRequest(multiInvoicePaymentRequest, body));
+  const total = fields === undefined ? undefined : amountInCents(fields.amount, currency, errors, 'payment.amount');
+  const applications = (fields?.applications ?? []).map((a, i) => {
+    if (a.invoice_uid == null || a.invoice_uid.trim() === '') {
+      errors.add(`Applications: invoice_uid of application ${i + 1} cannot be blank.`, 'payment.applications');
+    }
+    const cents = amountInCents(a.amount, currency, errors, 'payment.applications');
+    return { invoiceUid: a.invoice_uid ?? '', amountInCents: cents ?? 0 };
+  });
+  errors.throwIfAny();
+  const payment = fields as z.output<typeof multiPaymentFields>;
+  const described = [payment.method, payment.details].filter((part) => part != null && part.trim() !== '');
+  const memo = payment.memo ?? (described.length > 0 ? described.join(': ') : undefined);
+  return { amountInCents: total as number, applications, ...(memo === undefined ? {} : { memo }) };
 }
 
 const refundFields = z.object(

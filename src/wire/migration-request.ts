@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { MigrationInput, MigrationPreview } from '../services/migration-service.js';
-import { isGiven } from './subscription-request.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
 
@@ -8,16 +7,17 @@ import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalar
  * The fields of `{"migration":{...}}`, read into a
  * {@link MigrationInput}: `product_handle` or `product_id`, `preserve_period` (also as
  * `proration.preserve_period`; either one true keeps the period), `include_trial`,
- * `include_initial_charge`, and for a preview `proration_date`. `include_coupons` may only be true (the engine always keeps coupons, the
- * service's default), and price points are refused: the engine has product versions instead.
+ * `include_initial_charge`, `product_price_point_id` or `product_price_point_handle` (a price point of
+ * the target product; an id alone names its product), and for a preview `proration_date`.
+ * `include_coupons` may only be true (the engine always keeps coupons, the service's default).
  */
 export const migrationFields = z
   .object(
     {
       product_handle: wireText.nullish(),
       product_id: wireId.nullish(),
-      product_price_point_id: z.unknown().optional(),
-      product_price_point_handle: z.unknown().optional(),
+      product_price_point_id: wireId.nullish(),
+      product_price_point_handle: wireText.nullish(),
       preserve_period: wireBoolean.nullish(),
       include_trial: wireBoolean.nullish(),
       include_initial_charge: wireBoolean.nullish(),
@@ -28,10 +28,6 @@ export const migrationFields = z
     { error: 'must be an object.' },
   )
   .superRefine((m, ctx) => {
-    for (const key of ['product_price_point_id', 'product_price_point_handle'] as const) {
-      if (isGiven(m[key]))
-        ctx.addIssue({ code: 'custom', path: [key], message: 'is not supported by this server yet.' });
-    }
     if (m.include_coupons === false) {
       ctx.addIssue({
         code: 'custom',
@@ -47,6 +43,10 @@ export const migrationFields = z
     return {
       ...(m.product_handle == null || m.product_handle === '' ? {} : { productHandle: m.product_handle }),
       ...(m.product_id == null ? {} : { productId: m.product_id }),
+      ...(m.product_price_point_id == null ? {} : { pricePointId: m.product_price_point_id }),
+      ...(m.product_price_point_handle == null || m.product_price_point_handle === ''
+        ? {}
+        : { pricePointHandle: m.product_price_point_handle }),
       ...(preservePeriod == null ? {} : { preservePeriod }),
       ...(m.include_trial == null ? {} : { includeTrial: m.include_trial }),
       ...(m.include_initial_charge == null ? {} : { includeInitialCharge: m.include_initial_charge }),

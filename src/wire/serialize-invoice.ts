@@ -2,6 +2,7 @@ import { toMajorString } from '../domain/money/conversion.js';
 import { localDateString } from '../domain/time/index.js';
 import type {
   InvoiceCreditApplication,
+  InvoiceCustomerChanges,
   InvoiceCustomerSnapshot,
   InvoiceDiscount,
   InvoiceEventRecord,
@@ -11,6 +12,7 @@ import type {
   InvoiceRole,
   InvoiceSeller,
   InvoiceTax,
+  MultiInvoicePaymentResult,
 } from '../invoices/model.js';
 import type { AddressFields } from '../ports/billing-records.js';
 import { type WireContext, wireTimestamp } from './wire-context.js';
@@ -554,5 +556,50 @@ export function serializeInvoiceEvents(
     page: page.page,
     per_page: page.perPage,
     total_pages: Math.ceil(page.total / page.perPage),
+  };
+}
+
+/**
+ * `{"payment":{transaction_id, total_amount, currency_code, applications:[...]}}`: the answer to
+ * `POST /invoices/payments.json`. `transaction_id` is the first application's ledger line; each
+ * application's `application_uid` names its own line (`pmt_<ledger id>`).
+ */
+export function serializeMultiInvoicePayment(result: MultiInvoicePaymentResult) {
+  return {
+    payment: {
+      transaction_id: result.applications[0]?.transactionId ?? null,
+      total_amount: wireAmount(result.totalInCents, result.currency),
+      currency_code: result.currency,
+      applications: result.applications.map((a) => ({
+        invoice_uid: a.invoiceUid,
+        application_uid: `pmt_${a.transactionId}`,
+        applied_amount: wireAmount(a.amountInCents, result.currency),
+      })),
+    },
+  };
+}
+
+/**
+ * `{"changes":{payer, billing_address, shipping_address, custom_fields}}`: the preview of an
+ * invoice's customer information refresh; an unchanged part is null. The engine keeps no
+ * shipping address or custom fields on invoices, so those are always null.
+ */
+export function serializeCustomerChanges(changes: InvoiceCustomerChanges) {
+  const payer = (p: InvoiceCustomerSnapshot) => ({
+    first_name: p.firstName,
+    last_name: p.lastName,
+    organization: p.organization,
+    email: p.email,
+  });
+  return {
+    changes: {
+      payer: changes.payer && { before: payer(changes.payer.before), after: payer(changes.payer.after) },
+      billing_address: changes.billingAddress && {
+        before: invoiceAddressJson(changes.billingAddress.before),
+        after: invoiceAddressJson(changes.billingAddress.after),
+      },
+      shipping_address: null,
+      custom_fields: null,
+    },
   };
 }

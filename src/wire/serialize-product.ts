@@ -34,6 +34,12 @@ export interface ProductJson {
   readonly updated_at: string | null;
   /** The full family when the caller has it, else just its id. */
   readonly product_family: ProductFamilyJson | { readonly id: number };
+  /** The price point whose terms these are, when the view has it. */
+  readonly product_price_point_id?: number;
+  readonly product_price_point_handle?: string;
+  readonly product_price_point_name?: string;
+  /** The product's default price point, when the view has it. */
+  readonly default_product_price_point_id?: number;
 }
 
 /**
@@ -72,6 +78,14 @@ export function productJson(view: ProductView, context: WireContext, family?: Pr
       family !== undefined && family.id === product.familyId
         ? productFamilyJson(family, context)
         : { id: product.familyId },
+    ...(view.pricePoint === undefined
+      ? {}
+      : {
+          product_price_point_id: view.pricePoint.id,
+          product_price_point_handle: view.pricePoint.handle,
+          product_price_point_name: view.pricePoint.name,
+        }),
+    ...(view.defaultPricePointId === undefined ? {} : { default_product_price_point_id: view.defaultPricePointId }),
   };
 }
 

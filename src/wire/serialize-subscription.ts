@@ -14,12 +14,18 @@ import { type WireContext, wireState, wireTimestamp } from './wire-context.js';
  */
 export interface SubscriptionJson {
   readonly id: number;
+  /** The merchant's own id of the subscription, or null. */
+  readonly reference: string | null;
   readonly state: string;
   /** Equals `state` in API reads; it differs only in webhooks. */
   readonly previous_state: string;
   readonly balance_in_cents: number;
   readonly product_price_in_cents: number;
   readonly product_version_number: number;
+  /** The price point the subscriber is on (its terms are the pinned version's); null for records from before price points. */
+  readonly product_price_point_id: number | null;
+  readonly product_price_point_handle: string | null;
+  readonly product_price_point_type: string | null;
   readonly current_period_started_at: string | null;
   readonly current_period_ends_at: string | null;
   readonly next_assessment_at: string | null;
@@ -59,11 +65,16 @@ export function subscriptionJson(
   const state = wireState(s.state, context.compat);
   return {
     id: s.id,
+    // Records written before references existed may lack the field.
+    reference: s.reference ?? null,
     state,
     previous_state: state,
     balance_in_cents: view.balanceInCents,
     product_price_in_cents: view.product.version.terms.priceInCents,
     product_version_number: s.productVersion,
+    product_price_point_id: view.product.pricePoint?.id ?? view.product.version.pricePointId ?? null,
+    product_price_point_handle: view.product.pricePoint?.handle ?? null,
+    product_price_point_type: view.product.pricePoint?.type ?? null,
     current_period_started_at: wireTimestamp(s.currentPeriodStartedAt, context),
     current_period_ends_at: wireTimestamp(s.currentPeriodEndsAt, context),
     next_assessment_at: wireTimestamp(s.nextAssessmentAt, context),

@@ -93,7 +93,7 @@ export function isGiven(value: unknown): boolean {
  * The fields of `{"subscription":{...}}` on create (`POST /subscriptions.json`), read into
  * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id` or
  * `customer_attributes`, `credit_card_attributes`, `next_billing_at`, `coupon_code` and
- * `coupon_codes[]`, `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)
+ * `coupon_codes[]`, `reference` (the merchant's own id), `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)
  * and `components[]` (see {@link signupComponentFields}). Unknown keys are ignored.
  */
 export const createSubscriptionFields = z
@@ -101,6 +101,8 @@ export const createSubscriptionFields = z
     {
       product_handle: wireText.nullish(),
       product_id: wireId.nullish(),
+      product_price_point_id: wireId.nullish(),
+      product_price_point_handle: wireText.nullish(),
       customer_id: wireId.nullish(),
       customer_attributes: customerFields.nullish(),
       credit_card_attributes: creditCardAttributesFields.nullish(),
@@ -113,6 +115,7 @@ export const createSubscriptionFields = z
       components: z.array(signupComponentFields, { error: 'must be a list of components.' }).nullish(),
       payment_profile_attributes: paymentProfileImportFields.nullish(),
       ref: wireText.nullish(),
+      reference: wireText.nullish(),
       payment_profile_id: z.unknown().optional(),
     },
     { error: 'must be an object.' },
@@ -135,11 +138,16 @@ export const createSubscriptionFields = z
     return {
       ...(s.product_handle == null ? {} : { productHandle: s.product_handle }),
       ...(s.product_id == null ? {} : { productId: s.product_id }),
+      ...(s.product_price_point_id == null ? {} : { productPricePointId: s.product_price_point_id }),
+      ...(s.product_price_point_handle == null || s.product_price_point_handle === ''
+        ? {}
+        : { productPricePointHandle: s.product_price_point_handle }),
       ...(s.customer_id == null ? {} : { customerId: s.customer_id }),
       ...(s.customer_attributes == null ? {} : { customer: s.customer_attributes }),
       ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
       ...(s.payment_profile_attributes == null ? {} : { paymentProfile: s.payment_profile_attributes }),
       ...(s.ref == null || s.ref === '' ? {} : { ref: s.ref }),
+      ...(s.reference == null ? {} : { reference: s.reference }),
       ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),

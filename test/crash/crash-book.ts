@@ -19,6 +19,80 @@ export interface BookShape {
 }
 
 /**
+ * A merchant command the billing processes run in the middle of a period, between renewals: the
+ * processes bill everything due up to `at`, then run it on a clock set to `at`. A command not done
+ * by then (its process was killed, or it was refused while a killed one's payment was unsettled)
+ * is tried again at each of `retries`, after the reconciliation of the killed payment.
+ */
+export type CrashCommand = {
+  readonly subscriptionId: number;
+  readonly at: string;
+  readonly retries: readonly string[];
+} & (
+  | {
+      /** Seats raised mid-period: a prorated charge, collected at once through the gateway. */
+      readonly kind: 'allocation';
+      readonly componentId: number;
+      readonly quantity: number;
+      readonly memo: string;
+    }
+  | {
+      /** A prorated migration (credit for the unused time, the new product charged) paid at once. */
+      readonly kind: 'migration';
+      readonly productHandle: string;
+    }
+);
+
+/** The commands of the book: the billing processes run them between renewals, kills and all. */
+const ALLOCATIONS_AT = '2026-02-24T15:00:00Z';
+const MIGRATIONS_AT = '2026-03-10T15:00:00Z';
+/** Retries come after the killed attempt's reconciliation (an hour) and its open-collection claim (two). */
+const RETRY_HOURS = [3, 6, 12];
+
+const later = (at: string, hours: number) => new Date(Date.parse(at) + hours * 3_600_000).toISOString();
+
+/** What {@link seedBook} made that the commands name. */
+export interface SeededBook {
+  /** Subscription id of each book entry. */
+  readonly ids: readonly number[];
+  readonly seatsComponentId: number;
+}
+
+/**
+ * Entries chosen for commands: active on their card all along (no declining card, no cancellation
+ * at the end of a period). Every such Team entry (seats, after its trial) raises its seats
+ * mid-period; every other such Basic entry migrates to Team mid-period.
+ */
+export function bookCommands(book: SeededBook): CrashCommand[] {
+  const steady = (i: number) => i % 8 !== 7 && i % 11 !== 4;
+  const commands: CrashCommand[] = [];
+  for (const [i, subscriptionId] of book.ids.entries()) {
+    if (!steady(i)) continue;
+    if (i % 3 === 2) {
+      commands.push({
+        kind: 'allocation',
+        subscriptionId,
+        at: ALLOCATIONS_AT,
+        retries: RETRY_HOURS.map((h) => later(ALLOCATIONS_AT, h)),
+        componentId: book.seatsComponentId,
+        quantity: 1 + (i % 4) + 3,
+        memo: `Crash book: seats raised for entry ${i}`,
+      });
+    }
+    if (i % 6 === 1) {
+      commands.push({
+        kind: 'migration',
+        subscriptionId,
+        at: MIGRATIONS_AT,
+        retries: RETRY_HOURS.map((h) => later(MIGRATIONS_AT, h)),
+        productHandle: 'team',
+      });
+    }
+  }
+  return commands;
+}
+
+/**
  * Creates the site, catalog, webhook endpoint and `subscriptions` subscriptions: weekly, monthly
  * and trial products; seats; metered usage; a recurring coupon; cards that decline their renewals
  * (dunning, then cancellation); and cancellations at the end of the period.
@@ -28,7 +102,7 @@ export async function seedBook(
   clock: ManualClock,
   shape: BookShape,
   receiverUrl: string,
-): Promise<void> {
+): Promise<SeededBook> {
   await engine.sites.create({
     subdomain: SUBDOMAIN,
     currency: 'USD',
@@ -89,6 +163,7 @@ export async function seedBook(
   });
   const handles = ['weekly', 'basic', 'team'] as const;
   const cards = shape.cards ?? { ok: '4111111111111111', declining: '2' };
+  const ids: number[] = [];
   for (let i = 0; i < shape.subscriptions; i++) {
     const handle = handles[i % 3]!;
     const created = await site.subscriptions.create({
@@ -101,6 +176,7 @@ export async function seedBook(
         : {}),
     });
     const id = created.subscription.id;
+    ids.push(id);
     if (handle === 'basic' && i % 5 === 1) {
       await site.allocations.recordUsage(id, calls.component.id, { quantity: 100 + i, memo: 'batch import' });
     }
@@ -116,4 +192,5 @@ export async function seedBook(
     if (i % 11 === 4) await site.subscriptions.cancelAtEndOfPeriod(id, { cancellationMessage: 'Leaving' });
     clock.advance({ minutes: 7 });
   }
+  return { ids, seatsComponentId: seats.component.id };
 }

@@ -36,14 +36,17 @@ const SIGNUPS_PER_DAY = 3;
 const VISA = { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2035 };
 const DUNNING = { retryCount: 3, retryIntervalHours: 24, finalAction: 'canceled' as const };
 
-/** A quarter of the renewal, dunning and one-time charge calls fail, half of those with a lost answer. */
+/**
+ * A quarter of the renewal, dunning, one-time charge, mid-period allocation and migration calls
+ * fail, half of those with a lost answer.
+ */
 export const FAULTS: GatewayFaults = {
   seed: 20_260_105,
   errorRate: 0.13,
   unknownRate: 0.12,
   unknownChargedRate: 0.5,
   lookupFailureRate: 0.3,
-  keyPrefixes: ['renewal:', 'dunning:', 'charge:'],
+  keyPrefixes: ['renewal:', 'dunning:', 'charge:', 'allocation:', 'migration:'],
 };
 
 /**
@@ -57,10 +60,14 @@ export interface FaultyGateway {
   readonly cardNumber: string;
   /** Declines the next `times` (default 1) charges whose key starts with `keyPrefix`. */
   declineNext(keyPrefix: string, times?: number): void;
+  /** Loses the answer of the next charge whose key starts with `keyPrefix`, after taking the money or before. */
+  loseNext(keyPrefix: string, charged: boolean): void;
   /** Stops the faults for good. */
   stopFaults(): void;
   /** Every charge that took money, by idempotency key. */
   readonly charges: ReadonlyMap<string, { readonly amountInCents: number; readonly transactionId: string }>;
+  /** Money given back, by the charge's transaction id. */
+  readonly refunds: ReadonlyMap<string, number>;
   /** How many times `charge` was called, including repeats of one key. */
   readonly chargeCalls: number;
   /** Every `charge` call in order, with its answer. */
@@ -88,9 +95,13 @@ export const testGatewayKind: FaultyGatewayKind = {
       cardNumber: VISA.fullNumber,
       declineNext: (keyPrefix, times) =>
         gateway.injectFailure({ outcome: 'declined', keyPrefix, ...(times === undefined ? {} : { times }) }),
+      loseNext: (keyPrefix, charged) => gateway.injectFailure({ outcome: 'unknown', keyPrefix, charged }),
       stopFaults: () => gateway.setFaults(undefined),
       get charges() {
         return gateway.charges;
+      },
+      get refunds() {
+        return gateway.refunds;
       },
       get chargeCalls() {
         return gateway.chargeCalls;
@@ -117,6 +128,55 @@ const DECLINED_FOR_GOOD = 13;
 const CHARGE_DAYS = Array.from({ length: 12 }, (_, n) => 12 + 14 * n);
 const chargesOn = (day: number, i: number) => (i + day) % 3 === 0;
 
+/**
+ * Mid-period commands of the merchant script: Basic entries migrate to Pro (prorated: a credit for
+ * Basic's unused time, Pro charged, the difference paid at once), half of them keeping their period
+ * dates; Pro and Team entries raise their seats (a prorated charge paid at once). Entries 7 and 13
+ * (the declining cards) are left out.
+ */
+const MIGRATIONS: ReadonlyMap<number, { day: number; preservePeriod: boolean }> = new Map([
+  [1, { day: 45, preservePeriod: false }],
+  [10, { day: 47, preservePeriod: true }],
+  [19, { day: 52, preservePeriod: false }],
+  [28, { day: 58, preservePeriod: true }],
+  [4, { day: 96, preservePeriod: true }],
+  [22, { day: 101, preservePeriod: false }],
+]);
+const ALLOCATIONS: ReadonlyMap<number, { day: number; quantity: number }> = new Map([
+  [2, { day: 40, quantity: 3 }],
+  [8, { day: 44, quantity: 2 }],
+  [14, { day: 61, quantity: 5 }],
+  [20, { day: 66, quantity: 1 }],
+  [26, { day: 73, quantity: 4 }],
+  [0, { day: 55, quantity: 4 }],
+  [6, { day: 83, quantity: 6 }],
+  [12, { day: 90, quantity: 5 }],
+  [18, { day: 110, quantity: 5 }],
+]);
+
+/**
+ * Besides the seeded faults, these commands' first charge loses its answer (with the money taken,
+ * or not), so every path of a lost mid-period payment is taken on every run.
+ */
+const LOST_COMMANDS: ReadonlyMap<number, boolean> = new Map([
+  [19, true],
+  [4, false],
+  [14, true],
+  [6, false],
+]);
+
+/** A migration or seat allocation the merchant script means to apply exactly once. */
+interface Command {
+  readonly entry: number;
+  readonly kind: 'migration' | 'allocation';
+  readonly day: number;
+  state: 'open' | 'done' | 'refused';
+  /** Calls the script made for it; more than one means it was retried (refused, or its payment failed). */
+  calls: number;
+  /** What became of its payment at the call that applied it (allocations report it; a migration applied was paid). */
+  payment?: string;
+}
+
 /** A one-time charge the merchant script means to collect exactly once. */
 interface Intent {
   readonly entry: number;
@@ -138,9 +198,16 @@ interface BookRun {
   /** Subscription id of each book entry. */
   readonly ids: readonly number[];
   readonly intents: readonly Intent[];
+  readonly commands: readonly Command[];
   /** Gateway calls made while the faults were on. */
   readonly callsWithFaults: number;
-  readonly merchant: { pendingAnswers: number; immediateFailures: number; reconciledFailures: number };
+  readonly merchant: {
+    pendingAnswers: number;
+    immediateFailures: number;
+    reconciledFailures: number;
+    migrationsRetried: number;
+    allocationPayments: Record<string, number>;
+  };
 }
 
 async function runBook(
@@ -191,7 +258,14 @@ async function runBook(
 
   const ids: number[] = [];
   const intents: Intent[] = [];
-  const merchant = { pendingAnswers: 0, immediateFailures: 0, reconciledFailures: 0 };
+  const commands: Command[] = [];
+  const merchant = {
+    pendingAnswers: 0,
+    immediateFailures: 0,
+    reconciledFailures: 0,
+    migrationsRetried: 0,
+    allocationPayments: {} as Record<string, number>,
+  };
   let callsWithFaults = 0;
 
   /** The merchant's side of one-time charges: retry a failed one, wait for a lost answer, never pay twice. */
@@ -233,6 +307,45 @@ async function runBook(
     }
   };
 
+  /**
+   * The merchant's side of migrations and allocations. An allocation stands whatever its payment
+   * does (a failed one accrues to the next renewal; a lost one is reconciled by the engine), so it
+   * is never sent twice. A migration whose payment failed, or whose answer was lost, did not
+   * happen: the engine refunds a lost charge it took, and until then refuses another (409); the
+   * script tries again at later steps, and must never pay twice.
+   */
+  const command = async () => {
+    for (const c of commands) {
+      if (c.state !== 'open') continue;
+      c.calls += 1;
+      const id = ids[c.entry]!;
+      try {
+        if (c.kind === 'migration') {
+          const { preservePeriod } = MIGRATIONS.get(c.entry)!;
+          await acme.subscriptions.migrate(id, { productHandle: 'pro', preservePeriod });
+          c.payment = 'succeeded';
+        } else {
+          const { quantity } = ALLOCATIONS.get(c.entry)!;
+          const result = await acme.allocations.allocate(id, seats.component.id, {
+            quantity,
+            memo: `Seats for entry ${c.entry}`,
+          });
+          c.payment = result.payment?.status ?? 'none';
+          merchant.allocationPayments[c.payment] = (merchant.allocationPayments[c.payment] ?? 0) + 1;
+        }
+        c.state = 'done';
+      } catch (error) {
+        if (!(error instanceof BillingError)) throw error;
+        const state = (await acme.subscriptions.get(id)).subscription.state;
+        if (state === 'cancelled') c.state = 'refused';
+        else if (c.kind === 'migration') merchant.migrationsRetried += 1;
+        // conflict (a payment of the subscription unsettled), gateway_error, payment_declined,
+        // or not eligible while dunning runs: nothing changed; try again at the next step.
+        if (!['conflict', 'gateway_error', 'payment_declined', 'validation'].includes(error.code)) throw error;
+      }
+    }
+  };
+
   let day = -1;
   for (let at = START; at <= END; at += STEP) {
     clock.set(at);
@@ -261,6 +374,17 @@ async function runBook(
           gateway.declineNext(`dunning:${id}:3:`, DUNNING.retryCount);
         }
       }
+      for (const [kind, schedule] of [
+        ['migration', MIGRATIONS],
+        ['allocation', ALLOCATIONS],
+      ] as const) {
+        for (const [entry, { day: on }] of schedule) {
+          if (on !== day) continue;
+          commands.push({ entry, kind, day, state: 'open', calls: 0 });
+          const charged = LOST_COMMANDS.get(entry);
+          if (faults && charged !== undefined) gateway.loseNext(`${kind}:${ids[entry]}:`, charged);
+        }
+      }
       if (CHARGE_DAYS.includes(day)) {
         for (let i = 0; i < BOOK_SIZE; i++) {
           if (!chargesOn(day, i)) continue;
@@ -279,12 +403,13 @@ async function runBook(
     // concurrent payments, whose outcomes must still settle exactly once.
     await engine.runDue({ concurrency: 16 });
     await chase();
+    await command();
     if (faults && at >= FAULTS_END && callsWithFaults === 0) {
       callsWithFaults = gateway.calls.length;
       gateway.stopFaults();
     }
   }
-  return { engine, storage, gateway, siteId: site.id, ids, intents, callsWithFaults, merchant };
+  return { engine, storage, gateway, siteId: site.id, ids, intents, commands, callsWithFaults, merchant };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,7 +469,7 @@ async function facts(run: BookRun): Promise<SubscriptionFacts[]> {
 
 /** The subscription a gateway key charges for (signup keys name none). */
 function subscriptionOfKey(key: string): number | undefined {
-  const match = /^(?:renewal|dunning|charge):(\d+):/.exec(key);
+  const match = /^(?:renewal|dunning|charge|allocation|migration):(\d+):/.exec(key);
   return match ? Number(match[1]) : undefined;
 }
 
@@ -363,12 +488,18 @@ function periodLines(lines: readonly TransactionRecord[], upTo: number): string[
  * retries fails, dunning cancels it. Checks along the way that each retry exists, comes
  * `retryIntervalHours` after the failure before it, and that nothing is tried after a success.
  */
-function expectedPath(f: SubscriptionFacts, trial: boolean): { path: string[]; exhaustedAt: number | undefined } {
+function expectedPath(
+  f: SubscriptionFacts,
+  trial: boolean,
+  openedByMigration: ReadonlySet<number>,
+): { path: string[]; exhaustedAt: number | undefined } {
   const path: string[] = [trial ? 'trialing' : 'active'];
   const attempt = (key: string) => f.attempts.get(key);
   // A trial's end is period 0's renewal (the trial re-anchors the subscription); others renew from 1.
   for (let k = trial ? 0 : 1; k <= f.periodIndex; k++) {
     if (path.at(-1) === 'trialing') path.push('active');
+    // A migration that resets the period opened this one, paid at once: no renewal.
+    if (openedByMigration.has(k)) continue;
     const renewal = attempt(`renewal:${f.id}:${k}`);
     expect(renewal, `renewal ${k} of ${f.id}`).toBeDefined();
     if (renewal!.status === 'succeeded') {
@@ -446,6 +577,12 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
             unknownCharged: kinds(unknown, 'charge:', true),
             unknownNotCharged: kinds(unknown, 'charge:', false),
           },
+          commands: {
+            allocationFaults: kinds(errors, 'allocation:') + kinds(unknown, 'allocation:'),
+            migrationFaults: kinds(errors, 'migration:') + kinds(unknown, 'migration:'),
+            migrationsRetried: run.merchant.migrationsRetried,
+            allocationPayments: run.merchant.allocationPayments,
+          },
           renewalUnknown: kinds(unknown, 'renewal:'),
           dunningUnknown: kinds(unknown, 'dunning:'),
         };
@@ -460,12 +597,18 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
         expect(kinds(lookups, 'charge:'), 'lookups without an answer on one-time charges').toBeGreaterThan(0);
         expect(kinds(lookups, 'renewal:'), 'lookups without an answer on renewals').toBeGreaterThan(0);
         expect(run.merchant.pendingAnswers, 'one-time charges whose answer stayed unknown').toBeGreaterThan(0);
+        // Mid-period allocations and migrations met the faults too: lost migration charges were
+        // refunded and the migration sent again; lost allocation payments were reconciled.
+        expect(run.merchant.migrationsRetried, 'migrations sent again after a lost answer').toBeGreaterThan(0);
+        expect(run.merchant.allocationPayments.unknown, 'allocation payments whose answer was lost').toBeGreaterThan(0);
         expect(run.merchant.reconciledFailures, 'one-time charges reconciled as failed').toBeGreaterThan(0);
 
         // No attempt is left open, and each attempt says what the gateway did with its key.
         const unresolved = await storage.transaction((tx) => tx.payments.listUnresolved(new Date(END + DAY), 1000));
         expect(unresolved).toEqual([]);
         const keys = new Set(gateway.calls.map((c) => c.idempotencyKey));
+        /** Lost migration charges refunded by their reconciliation (the ledger rightly has no line). */
+        const refundedUncommitted = new Set<string>();
         const allLines = faulted.flatMap((f) => f.lines);
         const paymentsByGatewayId = new Map<string, TransactionRecord[]>();
         for (const line of allLines) {
@@ -486,6 +629,16 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
             expect(attempt!.gatewayTransactionId).toBeNull();
             continue;
           }
+          if (key.startsWith('migration:') && !paymentsByGatewayId.has(charge.transactionId)) {
+            // A migration whose answer was lost did not happen: its reconciliation found the
+            // charge and gave it back in full, and the attempt says so.
+            expect(gateway.refunds.get(charge.transactionId), `refund of ${key}`).toBe(charge.amountInCents);
+            expect(attempt).toMatchObject({ status: 'failed', gatewayTransactionId: charge.transactionId });
+            refundedUncommitted.add(key);
+            continue;
+          }
+          // Money the ledger records as paid is never given back behind its back.
+          expect(gateway.refunds.get(charge.transactionId), `refund of ${key}`).toBeUndefined();
           expect(attempt).toMatchObject({
             status: 'succeeded',
             gatewayTransactionId: charge.transactionId,
@@ -498,11 +651,45 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
           if (owner !== undefined) expect(recorded[0]!.subscriptionId).toBe(owner);
         }
         // Every gateway payment in the ledger is money the gateway took (none invented).
-        expect(paymentsByGatewayId.size).toBe(gateway.charges.size);
+        expect(paymentsByGatewayId.size).toBe(gateway.charges.size - refundedUncommitted.size);
+
+        // Every migration and allocation was applied exactly once (none refused: no command entry
+        // is canceled), its money kept once: one payment line per migration, kept under one key
+        // (the keys of attempts whose answer was lost were refunded), one allocation per command.
+        for (const c of run.commands) {
+          const f = faulted[c.entry]!;
+          const label = `${c.kind} of entry ${c.entry} (subscription ${f.id})`;
+          expect(c.state, label).toBe('done');
+          const keysOf = [...gateway.charges.keys()].filter((key) => key.startsWith(`${c.kind}:${f.id}:`));
+          const kept = keysOf.filter((key) => !refundedUncommitted.has(key));
+          if (c.kind === 'migration') {
+            expect(kept, `${label}: keys that kept money`).toHaveLength(1);
+            const paid = f.lines.filter((l) => l.type === 'payment' && l.memo === 'Payment for migration');
+            expect(
+              paid.map((l) => l.gatewayTransactionId),
+              label,
+            ).toEqual([gateway.charges.get(kept[0]!)!.transactionId]);
+            const migrated = (await run.engine.site('faults').subscriptions.get(f.id)).product.product.handle;
+            expect(migrated, label).toBe('pro');
+          } else {
+            expect(keysOf.length, `${label}: one charge at most`).toBeLessThanOrEqual(1);
+            const allocations = await run.engine.site('faults').allocations.listAllocations(f.id);
+            expect(allocations.filter((a) => a.memo === `Seats for entry ${c.entry}`)).toHaveLength(1);
+          }
+        }
 
         /** How often each state appears in the book's state paths: how much dunning the faults caused. */
         const dunning: Record<string, number> = {};
         const exhausted: string[] = [];
+        const retriedEntries: number[] = [];
+        // The control run applied every command at its first call, its payment taken at once.
+        for (const cmd of control.commands)
+          expect(cmd, `control ${cmd.kind} of entry ${cmd.entry}`).toMatchObject({
+            state: 'done',
+            calls: 1,
+            payment: 'succeeded',
+          });
+        expect(control.commands).toHaveLength(MIGRATIONS.size + ALLOCATIONS.size);
         for (let i = 0; i < BOOK_SIZE; i++) {
           const f = faulted[i]!;
           const c = expected[i]!;
@@ -513,14 +700,21 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
           expect(f.balance, label).toBe(sum);
           expect(f.lines.at(-1)!.endingBalanceInCents, label).toBe(sum);
 
-          // Exactly one baseline charge per period, from period 0 (the signup, or a trial's end) to the current one.
-          const baselines = f.lines
-            .filter((l) => l.type === 'charge' && l.kind === 'baseline')
-            .map((l) => l.periodIndex);
-          expect(baselines, label).toEqual(Array.from({ length: f.periodIndex + 1 }, (_, n) => n));
+          // Exactly one baseline charge per period, from period 0 (the signup, or a trial's end) to
+          // the current one: by its signup or renewal, or by the migration that opened it. A
+          // migration that kept the period dates adds its prorated charge beside the period's own.
+          const baselines = f.lines.filter((l) => l.type === 'charge' && l.kind === 'baseline');
+          const byMigration = baselines.filter((l) => l.memo.endsWith('(migration)')).map((l) => l.periodIndex!);
+          const byRenewal = baselines.filter((l) => !l.memo.endsWith('(migration)')).map((l) => l.periodIndex!);
+          const openedByMigration = new Set(byMigration.filter((k) => !byRenewal.includes(k)));
+          expect(byMigration.length, label).toBe(MIGRATIONS.has(i) ? 1 : 0);
+          expect(
+            [...byRenewal, ...openedByMigration].sort((a, b) => a - b),
+            label,
+          ).toEqual(Array.from({ length: f.periodIndex + 1 }, (_, n) => n));
 
           // Dunning and declines follow the rules, judged from the attempts; one renewal event per period.
-          const { path, exhaustedAt } = expectedPath(f, isTeam(i));
+          const { path, exhaustedAt } = expectedPath(f, isTeam(i), openedByMigration);
           for (const state of path) dunning[state] = (dunning[state] ?? 0) + 1;
           if (exhaustedAt !== undefined) exhausted.push(`entry ${i} at period ${exhaustedAt}`);
           const changes = f.events.filter((e) => e.key === 'subscription_state_change');
@@ -538,18 +732,27 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
             renewalEvents.filter((e) => e.key === 'renewal_failure'),
             label,
           ).toHaveLength(failedRenewals.length);
-          expect(renewalEvents, label).toHaveLength(isTeam(i) ? f.periodIndex + 1 : f.periodIndex);
+          expect(renewalEvents, label).toHaveLength(
+            (isTeam(i) ? f.periodIndex + 1 : f.periodIndex) - openedByMigration.size,
+          );
+
+          // A command the script had to send again (its migration's payment failed or was lost, or
+          // it was refused while a payment was unsettled) ran later than in the control run, so
+          // it was rightly priced at another instant; the control comparisons skip that entry.
+          const retried = run.commands.some((cmd) => cmd.entry === i && cmd.calls > 1);
+          if (retried) retriedEntries.push(i);
 
           // Faults change nothing about what each period costs: the same lines as the control run.
-          if (exhaustedAt === undefined) {
+          if (exhaustedAt === undefined && !retried) {
             expect(f.periodIndex, label).toBe(c.periodIndex);
           } else {
             expect(f.periodIndex, label).toBeLessThanOrEqual(c.periodIndex);
           }
-          expect(periodLines(f.lines, f.periodIndex), label).toEqual(periodLines(c.lines, f.periodIndex));
+          if (!retried) expect(periodLines(f.lines, f.periodIndex), label).toEqual(periodLines(c.lines, f.periodIndex));
 
-          // Money: what the gateway took for this subscription is what the ledger records as paid,
-          // which is what was charged less what is still owed.
+          // Money: what the gateway kept for this subscription (took, less the lost migration
+          // charges it gave back) is what the ledger records as paid, which is what was charged
+          // less what is still owed.
           const ledgerPaid = f.lines
             .filter((l) => l.type === 'payment' && l.gatewayTransactionId !== null)
             .reduce((n, l) => n + l.amountInCents, 0);
@@ -557,7 +760,10 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
           const gatewayTook =
             [...gateway.charges]
               .filter(([key]) => subscriptionOfKey(key) === f.id)
-              .reduce((n, [, charge]) => n + charge.amountInCents, 0) + (signupLine?.amountInCents ?? 0);
+              .reduce(
+                (n, [, charge]) => n + charge.amountInCents - (gateway.refunds.get(charge.transactionId) ?? 0),
+                0,
+              ) + (signupLine?.amountInCents ?? 0);
           expect(ledgerPaid, label).toBe(gatewayTook);
           const owed = f.lines
             .filter((l) => l.type === 'charge' || l.type === 'adjustment' || l.type === 'credit')
@@ -586,7 +792,7 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
             .filter(([key]) => key.startsWith(`charge:${f.id}:`))
             .reduce((n, [, charge]) => n + charge.amountInCents, 0);
           expect(tookForCharges, label).toBe(intents.reduce((n, intent) => n + intent.amountInCents, 0));
-          if (exhaustedAt === undefined && c.state !== 'cancelled') {
+          if (exhaustedAt === undefined && c.state !== 'cancelled' && !retried) {
             // Same money as without faults, to the cent.
             const controlTook =
               [...control.gateway.charges]
@@ -597,7 +803,12 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
           }
         }
 
-        console.log(`[gateway faults ${title}] state paths ${JSON.stringify(dunning)}; dunning canceled ${exhausted}`);
+        console.log(
+          `[gateway faults ${title}] state paths ${JSON.stringify(dunning)}; dunning canceled ${exhausted}; ` +
+            `commands retried on entries ${retriedEntries.join(', ') || 'none'}`,
+        );
+        // Most commands went through at once, so the control comparisons still cover them.
+        expect(retriedEntries.length).toBeLessThan(run.commands.length / 2);
         // Errors sent renewals into soft failure, and dunning brought them back.
         expect(dunning.soft_failure ?? 0).toBeGreaterThan(1);
         expect(dunning.past_due).toBeGreaterThanOrEqual(2);
@@ -616,7 +827,7 @@ export function gatewayFaultsSuite(harness: StorageHarness, kind: FaultyGatewayK
         await faultedGateway?.close?.();
         await control.gateway.close?.();
       }
-    }, 300_000);
+    }, 900_000);
 
     // The signup cases below drive the test gateway's own hooks; they run once per storage.
     if (kind !== testGatewayKind) return;

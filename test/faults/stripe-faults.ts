@@ -73,6 +73,7 @@ export const stripeGatewayKind: FaultyGatewayKind = {
     const calls: ChargeCall[] = [];
     let chargeCalls = 0;
     const declines: { prefix: string; left: number }[] = [];
+    const losses: { prefix: string; charged: boolean; left: number }[] = [];
     /** Per engine key: the fate decided at its first request. */
     const fates = new Map<string, Fate | 'declined'>();
     /** Per engine key: how many charge calls were made (they are sequential for one key). */
@@ -110,12 +111,16 @@ export const stripeGatewayKind: FaultyGatewayKind = {
         if (fate === undefined) {
           const decline = declines.find((d) => d.left > 0 && key.startsWith(d.prefix));
           if (decline) decline.left -= 1;
+          const loss = decline ? undefined : losses.find((l) => l.left > 0 && key.startsWith(l.prefix));
+          if (loss) loss.left -= 1;
           const faults = faultable(key);
           fate = decline
             ? 'declined'
-            : faults === undefined
-              ? { kind: 'answer' }
-              : fateOf(faults, identities.get(key) ?? key);
+            : loss
+              ? { kind: 'lost', charged: loss.charged }
+              : faults === undefined
+                ? { kind: 'answer' }
+                : fateOf(faults, identities.get(key) ?? key);
           fates.set(key, fate);
           if (typeof fate === 'object' && fate.kind !== 'answer')
             injected.push({
@@ -195,11 +200,23 @@ export const stripeGatewayKind: FaultyGatewayKind = {
       declineNext(prefix, times = 1) {
         declines.push({ prefix, left: times });
       },
+      loseNext(prefix, charged) {
+        losses.push({ prefix, charged, left: 1 });
+      },
       stopFaults() {
         active = undefined;
       },
       get charges() {
         return taken();
+      },
+      get refunds() {
+        const byIntent = new Map<string, number>();
+        for (const refund of fake.refunds.values()) {
+          const intent = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+          if (refund.status === 'succeeded' && intent !== undefined)
+            byIntent.set(intent, (byIntent.get(intent) ?? 0) + refund.amount);
+        }
+        return byIntent;
       },
       get chargeCalls() {
         return chargeCalls;

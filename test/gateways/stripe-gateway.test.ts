@@ -181,7 +181,10 @@ describe('Stripe gateway: charge', () => {
   it('maps a 5xx to unknown (Stripe calls its outcome indeterminate), so the key is looked up before any new charge', async () => {
     const request = await chargeRequest('pm_card_visa', 'k:5xx');
     fake.failNext({ route: /^POST \/v1\/payment_intents$/, status: 500 });
-    expect(await gateway.charge(request)).toMatchObject({ outcome: 'unknown', message: expect.stringContaining('500') });
+    expect(await gateway.charge(request)).toMatchObject({
+      outcome: 'unknown',
+      message: expect.stringContaining('500'),
+    });
     expect(fake.paymentIntents.size).toBe(0);
     // Moments after the call, an empty Search proves nothing (Stripe indexes with a lag): the lookup says so.
     await expect(gateway.lookup(request.idempotencyKey)).rejects.toThrow(/not searchable yet/);

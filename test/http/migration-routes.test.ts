@@ -87,14 +87,11 @@ describe('HTTP migrations', () => {
     const noBody = await post('migrations/preview.json');
     expect(noBody.json()).toEqual({ errors: ['Product must be specified'] });
     const options = await post('migrations.json', {
-      migration: { product_handle: 'premium', include_coupons: false, product_price_point_id: 5 },
+      migration: { product_handle: 'premium', include_coupons: false },
     });
     expect(options.status).toBe(422);
     expect(options.json()).toEqual({
-      errors: [
-        'Product price point id: is not supported by this server yet.',
-        'Include coupons: dropping coupons on a migration is not supported by this server yet.',
-      ],
+      errors: ['Include coupons: dropping coupons on a migration is not supported by this server yet.'],
     });
     const token = await post('migrations.json', { migration: { product_handle: 'premium' }, uniqueness_token: 'u' });
     expect(token.status).toBe(422);

@@ -4,29 +4,18 @@
  * and when a served endpoint stops being served (fix the regression, or list it with a reason).
  */
 export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
-  'APIExportsController.exportInvoices': 'Exports (issue #19 item 10): only the subscriptions export is served so far.',
   'APIExportsController.exportProformaInvoices':
-    'Exports (issue #19 item 10): only the subscriptions export is served so far.',
-  'APIExportsController.exportSubscriptions':
-    'Exports (issue #19 item 10): asynchronous CSV export jobs are not built yet.',
-  'APIExportsController.listExportedInvoices':
-    'Exports (issue #19 item 10): only the subscriptions export is served so far.',
+    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
   'APIExportsController.listExportedProformaInvoices':
-    'Exports (issue #19 item 10): only the subscriptions export is served so far.',
-  'APIExportsController.listExportedSubscriptions':
-    'Exports (issue #19 item 10): asynchronous CSV export jobs are not built yet.',
-  'APIExportsController.readInvoicesExport':
-    'Exports (issue #19 item 10): only the subscriptions export is served so far.',
+    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
   'APIExportsController.readProformaInvoicesExport':
-    'Exports (issue #19 item 10): only the subscriptions export is served so far.',
-  'APIExportsController.readSubscriptionsExport':
-    'Exports (issue #19 item 10): asynchronous CSV export jobs are not built yet.',
+    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
   'AdvanceInvoiceController.issueAdvanceInvoice':
-    'Advance invoices belong to the invoices work (another helper); not served by this round.',
+    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
   'AdvanceInvoiceController.readAdvanceInvoice':
-    'Advance invoices belong to the invoices work (another helper); not served by this round.',
+    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
   'AdvanceInvoiceController.voidAdvanceInvoice':
-    'Advance invoices belong to the invoices work (another helper); not served by this round.',
+    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
   'BillingPortalController.enableBillingPortalForCustomer':
     'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
   'BillingPortalController.resendBillingPortalInvitation':
@@ -34,37 +23,32 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'BillingPortalController.revokeBillingPortalAccess':
     'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
   'ComponentPricePointsController.archiveComponentPricePoint':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.bulkCreateComponentPricePoints':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.createComponentPricePoint':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.createCurrencyPrices':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.listAllComponentPricePoints':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.listComponentPricePoints':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.promoteComponentPricePointToDefault':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.readComponentPricePoint':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.unarchiveComponentPricePoint':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.updateComponentPricePoint':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.updateCurrencyPrices':
-    'Component price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentsController.createEventBasedComponent': 'Event-based components are not modelled by the engine.',
   'ComponentsController.createPrepaidUsageComponent':
     'Prepaid-usage components are not modelled by the engine (three component kinds are).',
-  'CouponsController.createCouponSubcodes': 'Coupon subcodes (issue #19 item 7) are not modelled yet.',
   'CouponsController.createOrUpdateCouponCurrencyPrices':
     "Coupons have one currency, the site's; currency prices are not modelled.",
-  'CouponsController.deleteCouponSubcode': 'Coupon subcodes (issue #19 item 7) are not modelled yet.',
-  'CouponsController.listCouponSubcodes': 'Coupon subcodes (issue #19 item 7) are not modelled yet.',
-  'CouponsController.readCouponUsage': 'Coupon usage reports (issue #19 item 7) are not built yet.',
-  'CouponsController.updateCouponSubcodes': 'Coupon subcodes (issue #19 item 7) are not modelled yet.',
   'CustomFieldsController.listMetadataForResourceType':
     "Listing one resource type's metadata across records is not served yet.",
   'EventsBasedBillingSegmentsController.bulkCreateSegments':
@@ -87,61 +71,23 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'InsightsController.readSiteStats': 'Insights (stats, MRR): reporting is out of scope for the billing engine so far.',
   'InvoicesController.listConsolidatedInvoiceSegments':
     'Not among the invoice endpoints the invoices work serves so far.',
-  'InvoicesController.previewCustomerInformationChanges':
-    'Not among the invoice endpoints the invoices work serves so far.',
-  'InvoicesController.recordPaymentForMultipleInvoices':
-    'Not among the invoice endpoints the invoices work serves so far.',
   'InvoicesController.sendInvoice': 'Not among the invoice endpoints the invoices work serves so far.',
-  'InvoicesController.updateCustomerInformation': 'Not among the invoice endpoints the invoices work serves so far.',
   'OffersController.archiveOffer': 'Offers are not modelled by the engine.',
   'OffersController.createOffer': 'Offers are not modelled by the engine.',
   'OffersController.listOffers': 'Offers are not modelled by the engine.',
   'OffersController.readOffer': 'Offers are not modelled by the engine.',
   'OffersController.unarchiveOffer': 'Offers are not modelled by the engine.',
-  'PaymentProfilesController.changeSubscriptionDefaultPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
   'PaymentProfilesController.changeSubscriptionGroupDefaultPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.createPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
+    'Subscription groups are not modelled by the engine.',
   'PaymentProfilesController.deleteSubscriptionGroupPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.deleteSubscriptionsPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.deleteUnusedPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.listPaymentProfiles':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.readOneTimeToken':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.readPaymentProfile':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.sendRequestUpdatePaymentEmail':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'PaymentProfilesController.verifyBankAccount':
-    'Payment profiles (issue #19 item 4): only updating a card is served so far.',
-  'ProductPricePointsController.archiveProductPricePoint':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.bulkCreateProductPricePoints':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'Subscription groups are not modelled by the engine.',
+  'PaymentProfilesController.readOneTimeToken': 'One-time tokens come from Chargify.js; this server issues none.',
+  'PaymentProfilesController.sendRequestUpdatePaymentEmail': 'The engine sends no email.',
+  'PaymentProfilesController.verifyBankAccount': 'Bank-account payment profiles are not modelled (cards only).',
   'ProductPricePointsController.createProductCurrencyPrices':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.createProductPricePoint':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.listAllProductPricePoints':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.listProductPricePoints':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.promoteProductPricePointToDefault':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.readProductPricePoint':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.unarchiveProductPricePoint':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'A site has one currency, so there are no other-currency prices to keep.',
   'ProductPricePointsController.updateProductCurrencyPrices':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
-  'ProductPricePointsController.updateProductPricePoint':
-    'Product price points (issue #19 item 3): the versioned catalog has no price points yet.',
+    'A site has one currency, so there are no other-currency prices to keep.',
   'ProformaInvoicesController.createConsolidatedProformaInvoice': 'Proforma invoices are not modelled by the engine.',
   'ProformaInvoicesController.createProformaInvoice': 'Proforma invoices are not modelled by the engine.',
   'ProformaInvoicesController.createSignupProformaInvoice':
@@ -153,11 +99,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'ProformaInvoicesController.previewSignupProformaInvoice': 'Proforma invoices are not modelled by the engine.',
   'ProformaInvoicesController.readProformaInvoice': 'Proforma invoices are not modelled by the engine.',
   'ProformaInvoicesController.voidProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ReasonCodesController.createReasonCode': 'Churn reason codes are not modelled by the engine.',
-  'ReasonCodesController.deleteReasonCode': 'Churn reason codes are not modelled by the engine.',
-  'ReasonCodesController.listReasonCodes': 'Churn reason codes are not modelled by the engine.',
-  'ReasonCodesController.readReasonCode': 'Churn reason codes are not modelled by the engine.',
-  'ReasonCodesController.updateReasonCode': 'Churn reason codes are not modelled by the engine.',
   'SalesCommissionsController.listSalesCommissionSettings':
     'Sales commissions (a separate Maxio product) are out of scope.',
   'SalesCommissionsController.listSalesReps': 'Sales commissions (a separate Maxio product) are out of scope.',
@@ -167,9 +108,9 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Event-based components are not modelled by the engine.',
   'SubscriptionComponentsController.bulkRecordEvents': 'Events-based billing ingestion is not modelled by the engine.',
   'SubscriptionComponentsController.bulkResetSubscriptionComponentsPricePoints':
-    'Component price points (issue #19 item 3) are not modelled yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'SubscriptionComponentsController.bulkUpdateSubscriptionComponentsPricePoints':
-    'Component price points (issue #19 item 3) are not modelled yet.',
+    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'SubscriptionComponentsController.deactivateEventBasedComponent':
     'Event-based components are not modelled by the engine.',
   'SubscriptionComponentsController.deletePrepaidUsageAllocation':
@@ -203,32 +144,10 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'SubscriptionGroupsController.removeSubscriptionFromGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.signupWithSubscriptionGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.updateSubscriptionGroupMembers': 'Subscription groups are not modelled by the engine.',
-  'SubscriptionInvoiceAccountController.createPrepayment':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionInvoiceAccountController.deductServiceCredit':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionInvoiceAccountController.issueServiceCredit':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionInvoiceAccountController.listPrepayments':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionInvoiceAccountController.readAccountBalances':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionInvoiceAccountController.refundPrepayment':
-    'Account balances, prepayments and service credits (issue #19 item 9) are not built yet.',
-  'SubscriptionStatusController.cancelDunning':
-    'Stopping dunning needs a state-machine transition (past due to active) the domain does not have yet.',
-  'SubscriptionStatusController.previewRenewal': 'Renewal previews (issue #19 item 5) are not served yet.',
-  'SubscriptionsController.applyCouponsToSubscription':
-    'Adding a coupon after signup (issue #19 item 5) is not served yet.',
-  'SubscriptionsController.findSubscription':
-    'Subscriptions have no reference field yet (a schema change); the path answers a clear 404.',
-  'SubscriptionsController.overrideSubscription': 'Overriding dates for imports (issue #19 item 5) is not served yet.',
   'SubscriptionsController.previewSubscription':
     'Signup previews (issue #19 item 5) are not served yet; the path answers a clear 404.',
-  'SubscriptionsController.purgeSubscription': 'Purging a subscription (issue #19 item 5) is not served yet.',
-  'SubscriptionsController.removeCouponFromSubscription': 'Removing a coupon (issue #19 item 5) is not served yet.',
+  'SubscriptionsController.purgeSubscription':
+    'Purging (issue #19 item 5) needs a per-subscription delete across every subscription-owned table; not built yet.',
   'SubscriptionsController.updatePrepaidSubscriptionConfiguration':
     'Prepaid subscriptions (issue #19 item 9) are not modelled yet.',
-  'WebhooksController.enableWebhooks':
-    'Webhook settings over HTTP (issue #19 item 8) are not served yet; the CLI changes them.',
 };

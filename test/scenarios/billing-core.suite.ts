@@ -290,6 +290,54 @@ export function billingCoreScenarios(harness: StorageHarness): void {
       }
     });
 
+    it('a renewal within the hour of an allocation charge whose answer was lost never collects it again', async () => {
+      for (const charged of [true, false]) {
+        const f = await fixture();
+        const acme = f.engine.site('acme');
+        const seatsId = (await acme.components.list()).find((c) => c.component.handle === 'seats')!.component.id;
+        const { subscription } = await signup(f);
+        const id = subscription.id;
+        f.clock.set('2026-04-30T23:30:00Z');
+        // The allocation's answer is lost and the lookup that follows cannot be trusted either.
+        f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'allocation:', charged });
+        const lookup = f.gateway.lookup.bind(f.gateway);
+        let lookupsDown = true;
+        f.gateway.lookup = async (key) => {
+          if (lookupsDown) throw new Error('no answer');
+          return lookup(key);
+        };
+        const allocation = await acme.allocations.allocate(id, seatsId, { quantity: 5, upgradeCharge: 'full' });
+        expect(allocation.payment?.status).toBe('unknown');
+        expect(allocation.payment?.amountInCents).toBe(1000);
+        // Within the hour, before the reconciliation: May renews (10.00 + 5 seats x 2.00) and collects
+        // only May, not the allocation's 10.00 whose fate is not known yet.
+        f.clock.set('2026-05-01T00:00:01Z');
+        expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
+        const renewal = [...f.gateway.charges.entries()].filter(([key]) => key.startsWith('renewal:'));
+        expect(renewal.map(([, c]) => c.amountInCents)).toEqual([2000]);
+        // While it is open, a command collecting from the balance leaves it out too: a migration
+        // to B keeping the period owes B's rest of May less A's, not the allocation's 10.00.
+        const preview = await acme.subscriptions.previewMigration(id, { productHandle: 'b', preservePeriod: true });
+        expect(preview.paymentDueInCents).toBe(preview.chargeInCents + preview.proratedAdjustmentInCents);
+        // The reconciliation settles it once, by key.
+        lookupsDown = false;
+        f.clock.set('2026-05-01T00:30:01Z');
+        await f.engine.runDue();
+        const taken = [...f.gateway.charges.values()].reduce((sum, c) => sum + c.amountInCents, 0);
+        // Signup 10.00, May 20.00, and the allocation's 10.00 once if the gateway took it.
+        expect(taken).toBe(1000 + 2000 + (charged ? 1000 : 0));
+        const balance = (await acme.subscriptions.get(id)).balanceInCents;
+        // Not taken: the allocation's charge stays owed for the next collection of the balance.
+        expect(balance).toBe(charged ? 0 : 1000);
+        // Settled, the amount is no longer held: the next change collects what the balance owes.
+        const next = await acme.allocations.allocate(id, seatsId, { quantity: 6, upgradeCharge: 'full' });
+        expect(next.payment?.status).toBe('succeeded');
+        expect(next.payment?.amountInCents).toBe(200);
+        await (harness.destroy ? harness.destroy(f.storage) : f.storage.close());
+        open.splice(open.indexOf(f.storage), 1);
+      }
+    });
+
     it('the next billing manifest is what the next renewal writes (components, coupons, metered usage)', async () => {
       await fc.assert(
         fc.asyncProperty(

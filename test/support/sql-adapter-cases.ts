@@ -610,7 +610,7 @@ export async function seedComponents(
  */
 export async function populateSite(storage: Storage, subdomain: string): Promise<number> {
   const seed = await seedComponents(storage, subdomain);
-  const { siteId, subscriptionId, componentId, customerId } = seed;
+  const { siteId, subscriptionId, componentId, customerId, couponId } = seed;
   await storage.transaction(async (tx) => {
     await tx.credentials.insertApiKey({
       siteId,
@@ -664,7 +664,7 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       createdAt: T0,
       updatedAt: T0,
     });
-    await tx.ledger.append([
+    const [charged] = await tx.ledger.append([
       {
         siteId,
         subscriptionId,
@@ -685,6 +685,31 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
     ]);
     await tx.payments.insert({ ...attempt(siteId, 'pay', 100), subscriptionId, customerId });
     await tx.notes.insert({ siteId, subscriptionId, body: 'n', sticky: false, createdAt: T0, updatedAt: T0 });
+    await tx.reasonCodes.insert({
+      siteId,
+      code: 'CH1',
+      description: 'Churn',
+      position: 1,
+      createdAt: T0,
+      updatedAt: T0,
+    });
+    await tx.couponSubcodes.insert({ siteId, couponId, code: 'SUB1', createdAt: T0 });
+    await tx.accounts.insert({
+      siteId,
+      subscriptionId,
+      account: 'prepayment',
+      entryType: 'prepayment',
+      amountInCents: 100,
+      memo: 'm',
+      details: null,
+      method: 'check',
+      external: true,
+      prepaymentId: null,
+      transactionId: charged!.id,
+      createdAt: T0,
+    });
+    const exported = await tx.exports.insert({ siteId, kind: 'subscriptions', createdAt: T0 });
+    await tx.exports.complete(siteId, exported.id, [{ id: subscriptionId }], T0);
     const field = await tx.metafields.insertField({
       siteId,
       resourceType: 'subscription',

@@ -394,13 +394,10 @@ describe('subscription, migration, note and family requests', () => {
     expect(
       rejection(() =>
         parseOptionalWireRequest(migrationRequest, {
-          migration: { product_price_point_handle: 'x', include_coupons: 'false' },
+          migration: { include_coupons: 'false' },
         }),
       ).messages,
-    ).toEqual([
-      'Product price point handle: is not supported by this server yet.',
-      'Include coupons: dropping coupons on a migration is not supported by this server yet.',
-    ]);
+    ).toEqual(['Include coupons: dropping coupons on a migration is not supported by this server yet.']);
     expect(
       rejection(() => parseOptionalWireRequest(migrationRequest, { migration: { proration: 'yes' } })).messages,
     ).toEqual(['Proration: must be an object.']);

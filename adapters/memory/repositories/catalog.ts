@@ -1,5 +1,5 @@
 import { BillingError, type CatalogRepository } from 'billing-engine';
-import type { MemoryState } from '../memory-state.js';
+import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
 function conflict(what: string): BillingError {
@@ -48,7 +48,28 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
       if (state.products.count((p) => p.siteId === product.siteId && p.handle === product.handle) > 0)
         throw conflict('Handle');
       const stored = state.products.insert(journal, { ...product, id: state.products.nextId(), currentVersion: 1 });
-      const version = { siteId: stored.siteId, productId: stored.id, version: 1, terms, createdAt: product.createdAt };
+      // The default price point, with the name and handle the service gives it.
+      const tables = state.pricePointTables;
+      const pricePoint = tables.productPricePoints.insert(journal, {
+        id: tables.productPricePoints.nextId(),
+        siteId: stored.siteId,
+        productId: stored.id,
+        name: 'Original',
+        handle: 'original',
+        type: 'default',
+        version: 1,
+        archivedAt: null,
+        createdAt: product.createdAt,
+        updatedAt: product.createdAt,
+      });
+      const version = {
+        siteId: stored.siteId,
+        productId: stored.id,
+        version: 1,
+        terms,
+        createdAt: product.createdAt,
+        pricePointId: pricePoint.id,
+      };
       state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
       return { product: stored, version: structuredClone(version) };
     },
@@ -56,8 +77,18 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
       const product = state.products.get(productId);
       if (product === undefined || product.siteId !== siteId || product.currentVersion !== expectedCurrent)
         return undefined;
-      const version = { siteId, productId, version: expectedCurrent + 1, terms, createdAt: now };
+      const tables = state.pricePointTables;
+      const pricePoint = tables.productPricePoints.findIndexed(
+        tables.productPricePointsByProduct,
+        keyOf(siteId, productId),
+        (p) => p.type === 'default',
+      );
+      if (pricePoint === undefined)
+        throw new BillingError('storage', `Product ${productId} has no default price point.`);
+      const number = highestVersion(state, siteId, productId) + 1;
+      const version = { siteId, productId, version: number, terms, createdAt: now, pricePointId: pricePoint.id };
       state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
+      tables.productPricePoints.replace(journal, { ...pricePoint, version: number, updatedAt: now });
       const updated = state.products.replace(journal, { ...product, currentVersion: version.version, updatedAt: now })!;
       return { product: updated, version: structuredClone(version) };
     },
@@ -80,4 +111,13 @@ export function memoryCatalog(state: MemoryState, journal: Journal): CatalogRepo
       return versionOf(siteId, productId, version);
     },
   };
+}
+
+/** The product's highest version number (0 when it has none). */
+export function highestVersion(state: MemoryState, siteId: number, productId: number): number {
+  let highest = 0;
+  for (const v of state.productVersions.scan()) {
+    if (v.siteId === siteId && v.productId === productId && v.version > highest) highest = v.version;
+  }
+  return highest;
 }

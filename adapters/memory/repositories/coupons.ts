@@ -1,4 +1,5 @@
 import { BillingError, type CouponsRepository } from 'billing-engine';
+import { subcodeKey } from '../extra-tables/site-extras.js';
 import type { MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 
@@ -16,7 +17,17 @@ export function memoryCoupons(state: MemoryState, journal: Journal): CouponsRepo
       return coupon?.siteId === siteId ? coupon : undefined;
     },
     async findByCode(siteId, code) {
-      return state.coupons.find((c) => c.siteId === siteId && c.code === code);
+      const coupon = state.coupons.find((c) => c.siteId === siteId && c.code === code);
+      if (coupon !== undefined) return coupon;
+      // Not a coupon's own code: a subcode applies its coupon.
+      const tables = state.siteExtraTables;
+      const subcode = tables.couponSubcodes.findIndexed(
+        tables.subcodesByCode,
+        subcodeKey(siteId, code),
+        (s) => s.siteId === siteId && s.code === code,
+      );
+      const parent = subcode === undefined ? undefined : state.coupons.get(subcode.couponId);
+      return parent?.siteId === siteId ? parent : undefined;
     },
     async list(siteId, page) {
       return state.coupons

@@ -48,6 +48,22 @@ export function memoryCustomers(state: MemoryState, journal: Journal): Customers
       const profile = state.paymentProfiles.get(id);
       return profile?.siteId === siteId ? profile : undefined;
     },
+    async listPaymentProfiles(siteId, filter, page) {
+      const all = state.paymentProfiles.filter(
+        (p) => p.siteId === siteId && (filter.customerId === undefined || p.customerId === filter.customerId),
+      );
+      all.sort((a, b) => a.id - b.id);
+      return all.slice((page.page - 1) * page.perPage, page.page * page.perPage);
+    },
+    async deletePaymentProfile(siteId, id) {
+      const profile = state.paymentProfiles.peek(id);
+      if (profile === undefined || profile.siteId !== siteId) return false;
+      // As the SQL foreign key from subscriptions: a profile in use is not deleted.
+      if (state.subscriptions.count((s) => s.siteId === siteId && s.paymentProfileId === id) > 0) {
+        throw new BillingError('conflict', 'The payment profile is in use by a subscription.');
+      }
+      return state.paymentProfiles.delete(journal, id);
+    },
     async updatePaymentProfile(siteId, id, patch) {
       const current = state.paymentProfiles.get(id);
       if (current === undefined || current.siteId !== siteId) return undefined;

@@ -1,8 +1,134 @@
-import type { PricePointsRepository } from 'billing-engine';
-import type { MemoryState } from '../memory-state.js';
+import { BillingError, type PricePointsRepository, type ProductPricePointRecord } from 'billing-engine';
+import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
+import { highestVersion } from './catalog.js';
 
-/** Price points over the memory tables (`state.pricePointTables`). */
-export function memoryPricePoints(_state: MemoryState, _journal: Journal): PricePointsRepository {
-  return {};
+function handleTaken(handle: string): BillingError {
+  return new BillingError('conflict', `Price point handle ${handle} is already taken.`, { data: { handle } });
+}
+
+/** Price points over the memory tables (`state.pricePointTables`); their terms are product versions. */
+export function memoryPricePoints(state: MemoryState, journal: Journal): PricePointsRepository {
+  const tables = state.pricePointTables;
+  const table = tables.productPricePoints;
+  const find = (siteId: number, id: number): ProductPricePointRecord | undefined => {
+    const row = table.get(id);
+    return row?.siteId === siteId ? row : undefined;
+  };
+  const handleTakenOn = (siteId: number, productId: number, handle: string, except?: number) =>
+    table.countIndexed(
+      tables.productPricePointsByProduct,
+      keyOf(siteId, productId),
+      (p) => p.handle === handle && p.id !== except,
+    ) > 0;
+  const versionOf = (siteId: number, productId: number, version: number) => {
+    const row = state.productVersions.find(
+      (v) => v.siteId === siteId && v.productId === productId && v.version === version,
+    );
+    if (row === undefined) throw new BillingError('storage', `Product ${productId} has no version ${version}.`);
+    const { id: _id, ...record } = row;
+    return record;
+  };
+  return {
+    async insertProductPricePoint(pricePoint, terms) {
+      const product = state.products.get(pricePoint.productId);
+      if (product === undefined || product.siteId !== pricePoint.siteId)
+        throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
+      if (handleTakenOn(pricePoint.siteId, pricePoint.productId, pricePoint.handle))
+        throw handleTaken(pricePoint.handle);
+      const number = highestVersion(state, pricePoint.siteId, pricePoint.productId) + 1;
+      const stored = table.insert(journal, { ...pricePoint, id: table.nextId(), type: 'catalog', version: number });
+      const version = {
+        siteId: stored.siteId,
+        productId: stored.productId,
+        version: number,
+        terms,
+        createdAt: pricePoint.createdAt,
+        pricePointId: stored.id,
+      };
+      state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
+      return { pricePoint: structuredClone(stored), version: structuredClone(version) };
+    },
+
+    async reviseProductPricePoint(siteId, id, patch, terms, now) {
+      const current = find(siteId, id);
+      if (current === undefined) return undefined;
+      if (patch.handle !== undefined && handleTakenOn(siteId, current.productId, patch.handle, id))
+        throw handleTaken(patch.handle);
+      if (terms === undefined) {
+        const pricePoint = table.replace(journal, { ...current, ...patch, updatedAt: now })!;
+        return { pricePoint, version: versionOf(siteId, current.productId, current.version) };
+      }
+      const number = highestVersion(state, siteId, current.productId) + 1;
+      const version = {
+        siteId,
+        productId: current.productId,
+        version: number,
+        terms,
+        createdAt: now,
+        pricePointId: id,
+      };
+      state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
+      const pricePoint = table.replace(journal, { ...current, ...patch, version: number, updatedAt: now })!;
+      if (pricePoint.type === 'default') {
+        const product = state.products.get(current.productId)!;
+        state.products.replace(journal, { ...product, currentVersion: number, updatedAt: now });
+      }
+      return { pricePoint, version: structuredClone(version) };
+    },
+
+    async setProductPricePointArchived(siteId, id, archivedAt, now) {
+      const current = find(siteId, id);
+      if (current === undefined) return undefined;
+      return table.replace(journal, { ...current, archivedAt, updatedAt: now });
+    },
+
+    async makeDefaultProductPricePoint(siteId, id, now) {
+      const current = find(siteId, id);
+      if (current === undefined) return undefined;
+      const product = state.products.get(current.productId);
+      if (product === undefined || product.siteId !== siteId) return undefined;
+      for (const other of table.filterIndexed(
+        tables.productPricePointsByProduct,
+        keyOf(siteId, current.productId),
+        (p) => p.type === 'default' && p.id !== id,
+      )) {
+        table.replace(journal, { ...other, type: 'catalog', updatedAt: now });
+      }
+      const pricePoint = table.replace(journal, { ...current, type: 'default', updatedAt: now })!;
+      const updated = state.products.replace(journal, { ...product, currentVersion: current.version, updatedAt: now })!;
+      return { pricePoint, product: updated };
+    },
+
+    async findProductPricePoint(siteId, id) {
+      return find(siteId, id);
+    },
+
+    async findProductPricePointByHandle(siteId, productId, handle) {
+      return table.findIndexed(
+        tables.productPricePointsByProduct,
+        keyOf(siteId, productId),
+        (p) => p.handle === handle,
+      );
+    },
+
+    async findDefaultProductPricePoint(siteId, productId) {
+      return table.findIndexed(
+        tables.productPricePointsByProduct,
+        keyOf(siteId, productId),
+        (p) => p.type === 'default',
+      );
+    },
+
+    async listProductPricePoints(siteId, options = {}) {
+      const keep = (p: ProductPricePointRecord) =>
+        p.siteId === siteId &&
+        (options.onlyArchived === true
+          ? p.archivedAt !== null
+          : options.includeArchived === true || p.archivedAt === null);
+      return options.productId === undefined
+        ? table.filter(keep)
+        : table.filterIndexed(tables.productPricePointsByProduct, keyOf(siteId, options.productId), keep);
+    },
+  };
 }

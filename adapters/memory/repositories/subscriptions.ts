@@ -9,6 +9,11 @@ import type { Journal } from '../memory-table.js';
 
 /** Subscriptions over the memory tables. */
 export function memorySubscriptions(state: MemoryState, journal: Journal): SubscriptionsRepository {
+  // As the SQL unique index on (site_id, reference): null references never collide.
+  const assertReferenceFree = (siteId: number, reference: string, except: number | undefined) => {
+    if (state.subscriptions.count((s) => s.siteId === siteId && s.reference === reference && s.id !== except) > 0)
+      throw new BillingError('conflict', `Reference ${reference} is already taken.`, { data: { reference } });
+  };
   return {
     async insert(subscription) {
       const code = subscription.referralCode;
@@ -18,7 +23,14 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
       ) {
         throw new BillingError('conflict', 'Referral code is already taken.');
       }
-      return state.subscriptions.insert(journal, { ...subscription, id: state.subscriptions.nextId(), version: 1 });
+      const reference = subscription.reference ?? null;
+      if (reference !== null) assertReferenceFree(subscription.siteId, reference, undefined);
+      return state.subscriptions.insert(journal, {
+        ...subscription,
+        reference,
+        id: state.subscriptions.nextId(),
+        version: 1,
+      });
     },
     async findById(siteId, id) {
       const subscription = state.subscriptions.get(id);
@@ -34,6 +46,7 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
       ) {
         throw new BillingError('conflict', 'Referral code is already taken.');
       }
+      if (patch.reference != null) assertReferenceFree(siteId, patch.reference, id);
       return state.subscriptions.replace(journal, { ...current, ...patch, id, siteId, version: current.version + 1 });
     },
     async list(siteId, filter, page) {
@@ -79,6 +92,7 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
             (filter.states === undefined || filter.states.includes(s.state)) &&
             (filter.productId === undefined || s.productId === filter.productId) &&
             (filter.customerId === undefined || s.customerId === filter.customerId) &&
+            (filter.paymentProfileId === undefined || s.paymentProfileId === filter.paymentProfileId) &&
             (filter.couponCode === undefined || s.couponCodes.includes(filter.couponCode)) &&
             (filter.ids === undefined || filter.ids.includes(s.id)) &&
             inRange(s),
@@ -93,6 +107,9 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
     },
     async findByReferralCode(siteId, code) {
       return state.subscriptions.find((s) => s.siteId === siteId && s.referralCode === code);
+    },
+    async findByReference(siteId, reference) {
+      return state.subscriptions.find((s) => s.siteId === siteId && s.reference === reference);
     },
     async countForCustomer(siteId, customerId) {
       return state.subscriptions.count((s) => s.siteId === siteId && s.customerId === customerId);

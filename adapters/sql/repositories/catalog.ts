@@ -19,20 +19,14 @@ import type { RepositoryContext } from './repository-context.js';
 /** Builds the catalog repository of one transaction. */
 export function createCatalogRepository(context: RepositoryContext): CatalogRepository {
   const { db, encode } = context;
-  const insertVersion = async (siteId: number, productId: number, version: number, terms: ProductTerms, at: Date) => {
-    const row = await db
-      .insertInto('product_versions')
-      .values({
-        site_id: siteId,
-        product_id: productId,
-        version,
-        terms: encode.json(terms),
-        created_at: encode.instant(at),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return decodeVersion(row);
-  };
+  const insertVersion = (
+    siteId: number,
+    productId: number,
+    version: number,
+    terms: ProductTerms,
+    at: Date,
+    pricePointId: number,
+  ) => insertProductVersion(context, { siteId, productId, version, terms, createdAt: at, pricePointId });
 
   return {
     async insertFamily(family) {
@@ -124,7 +118,30 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
         .executeTakeFirst();
       if (row === undefined) throw handleTaken('Product', product.handle);
       const stored = decodeProduct(row);
-      const version = await insertVersion(stored.siteId, stored.id, 1, terms, product.createdAt);
+      // The default price point, with the name and handle the service gives it.
+      const pricePoint = await db
+        .insertInto('product_price_points')
+        .values({
+          site_id: stored.siteId,
+          product_id: stored.id,
+          name: 'Original',
+          handle: 'original',
+          type: 'default',
+          version: 1,
+          archived_at: null,
+          created_at: encode.instant(product.createdAt),
+          updated_at: encode.instant(product.createdAt),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const version = await insertVersion(
+        stored.siteId,
+        stored.id,
+        1,
+        terms,
+        product.createdAt,
+        decodeId(pricePoint.id),
+      );
       return { product: stored, version };
     },
 
@@ -140,8 +157,25 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
         .returningAll()
         .executeTakeFirst();
       if (row === undefined) return undefined;
-      const version = await insertVersion(siteId, productId, expectedCurrent + 1, terms, now);
-      return { product: decodeProduct(row), version };
+      const number = (await highestVersion(context, siteId, productId)) + 1;
+      const pricePoint = await db
+        .updateTable('product_price_points')
+        .set({ version: number, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('product_id', '=', productId)
+        .where('type', '=', 'default')
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const version = await insertVersion(siteId, productId, number, terms, now, decodeId(pricePoint.id));
+      if (number !== expectedCurrent + 1) {
+        await db
+          .updateTable('products')
+          .set({ current_version: number })
+          .where('site_id', '=', siteId)
+          .where('id', '=', productId)
+          .execute();
+      }
+      return { product: { ...decodeProduct(row), currentVersion: number }, version };
     },
 
     async setProductArchived(siteId, productId, archivedAt, now) {
@@ -215,7 +249,8 @@ function decodeFamily(row: Selectable<ProductFamiliesTable>): ProductFamilyRecor
   };
 }
 
-function decodeProduct(row: Selectable<ProductsTable>): ProductRecord {
+/** Decodes a `products` row (shared with the price-points repository). */
+export function decodeProduct(row: Selectable<ProductsTable>): ProductRecord {
   return {
     id: decodeId(row.id),
     siteId: decodeId(row.site_id),
@@ -228,12 +263,48 @@ function decodeProduct(row: Selectable<ProductsTable>): ProductRecord {
   };
 }
 
-function decodeVersion(row: Selectable<ProductVersionsTable>): ProductVersionRecord {
+/** Decodes a `product_versions` row (shared with the price-points repository). */
+export function decodeVersion(row: Selectable<ProductVersionsTable>): ProductVersionRecord {
   return {
     siteId: decodeId(row.site_id),
     productId: decodeId(row.product_id),
     version: decodeInteger(row.version),
     terms: decodeJsonObject(row.terms) as unknown as ProductTerms,
     createdAt: decodeInstant(row.created_at),
+    pricePointId: row.price_point_id === null ? null : decodeId(row.price_point_id),
   };
+}
+
+/** Inserts one immutable product version (shared with the price-points repository). */
+export async function insertProductVersion(
+  { db, encode }: RepositoryContext,
+  version: ProductVersionRecord & { readonly pricePointId: number },
+): Promise<ProductVersionRecord> {
+  const row = await db
+    .insertInto('product_versions')
+    .values({
+      site_id: version.siteId,
+      product_id: version.productId,
+      version: version.version,
+      terms: encode.json(version.terms),
+      created_at: encode.instant(version.createdAt),
+      price_point_id: version.pricePointId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return decodeVersion(row);
+}
+
+/**
+ * The product's highest version number. Callers hold the product's row lock (they updated it
+ * first), so two writers never take the same number.
+ */
+export async function highestVersion({ db }: RepositoryContext, siteId: number, productId: number): Promise<number> {
+  const row = await db
+    .selectFrom('product_versions')
+    .select((eb) => eb.fn.max('version').as('highest'))
+    .where('site_id', '=', siteId)
+    .where('product_id', '=', productId)
+    .executeTakeFirst();
+  return row?.highest == null ? 0 : decodeInteger(row.highest);
 }

@@ -58,7 +58,20 @@ export function createCouponsRepository(context: RepositoryContext): CouponsRepo
         .where('site_id', '=', siteId)
         .where('code', '=', code)
         .executeTakeFirst();
-      return row && decodeCoupon(row);
+      if (row !== undefined) return decodeCoupon(row);
+      // Not a coupon's own code: a subcode applies its coupon.
+      const parent = await db
+        .selectFrom('coupon_subcodes')
+        .innerJoin('coupons', (join) =>
+          join
+            .onRef('coupons.site_id', '=', 'coupon_subcodes.site_id')
+            .onRef('coupons.id', '=', 'coupon_subcodes.coupon_id'),
+        )
+        .selectAll('coupons')
+        .where('coupon_subcodes.site_id', '=', siteId)
+        .where('coupon_subcodes.code', '=', code)
+        .executeTakeFirst();
+      return parent && decodeCoupon(parent);
     },
 
     async list(siteId, page) {

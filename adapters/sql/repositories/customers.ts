@@ -121,6 +121,30 @@ export function createCustomersRepository(context: RepositoryContext): Customers
       return row && decodeProfile(row);
     },
 
+    async listPaymentProfiles(siteId, filter, page) {
+      const rows = await db
+        .selectFrom('payment_profiles')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .$if(filter.customerId !== undefined, (qb) => qb.where('customer_id', '=', filter.customerId as number))
+        .orderBy('id', 'asc')
+        .limit(Math.max(0, page.perPage))
+        .offset(Math.max(0, (page.page - 1) * page.perPage))
+        .execute();
+      return rows.map(decodeProfile);
+    },
+
+    async deletePaymentProfile(siteId, id) {
+      // The subscriptions' foreign key refuses the delete of a profile in use.
+      const result = await withConstraintConflict(
+        context,
+        'foreign_key',
+        () => new BillingError('conflict', 'The payment profile is in use by a subscription.'),
+        () => db.deleteFrom('payment_profiles').where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst(),
+      );
+      return result.numDeletedRows > 0n;
+    },
+
     async updatePaymentProfile(siteId, id, patch) {
       const set = profileColumns(patch, encode);
       const row =

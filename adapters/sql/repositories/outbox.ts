@@ -1,16 +1,37 @@
-/** The transactional outbox on SQL. */
+/**
+ * The transactional outbox on SQL.
+ *
+ * A site's event ids must become visible in increasing order to a reader paging with `listAfter`,
+ * although ids are taken at insert and transactions commit in any order. On Postgres every
+ * appending transaction holds the site's outbox advisory lock in SHARED mode from before its
+ * insert until it ends, so appenders never wait on each other (a per-site exclusive lock
+ * serialised every settling transaction of a site, issue 18); a paging reader takes the same lock
+ * in EXCLUSIVE mode, which waits until every transaction that already took an id has ended and
+ * keeps new appenders out until the reader's own transaction ends. Its query then sees every id
+ * below the newest one, so no id can be committed later behind its cursor. SQLite has one writer
+ * at a time and needs neither.
+ */
 import type { OutboxEventRecord, OutboxFilter, OutboxRepository } from 'billing-engine';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { decodeId, decodeInstant, decodeJsonObject } from '../codecs.js';
 import type { Database, OutboxEventsTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the outbox repository of one transaction. */
 export function createOutboxRepository({ db, encode, hooks }: RepositoryContext): OutboxRepository {
+  /** On Postgres, waits until every append of the site that took an id has ended (see the file comment). */
+  const awaitAppenders = async (siteId: number): Promise<void> => {
+    if (hooks.name === 'postgres') await sql`select pg_advisory_xact_lock(${outboxLockKey(siteId)})`.execute(db);
+  };
+  // Sites whose outbox lock this transaction holds already: it lasts until the transaction ends,
+  // so a second append (document events, then the command's) need not take it again.
+  const locked = new Set<number>();
   return {
     async append(events) {
       if (events.length === 0) return [];
-      await hooks.lockOutbox(db, [...new Set(events.map((event) => event.siteId))]);
+      const sites = [...new Set(events.map((event) => event.siteId))].filter((siteId) => !locked.has(siteId));
+      if (sites.length > 0) await hooks.lockOutbox(db, sites);
+      for (const siteId of sites) locked.add(siteId);
       const rows = await db
         .insertInto('outbox_events')
         .values(
@@ -32,6 +53,7 @@ export function createOutboxRepository({ db, encode, hooks }: RepositoryContext)
 
     async listAfter(siteId, afterId, limit) {
       if (limit <= 0) return [];
+      await awaitAppenders(siteId);
       const rows = await db
         .selectFrom('outbox_events')
         .selectAll()
@@ -55,6 +77,8 @@ export function createOutboxRepository({ db, encode, hooks }: RepositoryContext)
 
     async search(siteId, query) {
       if (query.limit <= 0) return [];
+      // The events API pages by `since_id` as `listAfter` does.
+      if (query.sinceId !== undefined) await awaitAppenders(siteId);
       const rows = await filtered(db, siteId, query, encode.instant)
         .selectAll()
         .orderBy('id', query.direction)
@@ -71,6 +95,14 @@ export function createOutboxRepository({ db, encode, hooks }: RepositoryContext)
       return Number(row.count);
     },
   };
+}
+
+/**
+ * The Postgres advisory lock key of a site's outbox, per schema so that engines in other schemas of
+ * one database never wait on each other. Appenders take it shared, paging readers exclusive.
+ */
+export function outboxLockKey(siteId: number): RawBuilder<unknown> {
+  return sql`hashtextextended(${`billing-engine:outbox:${siteId}:`} || coalesce(current_schema(), ''), 0)`;
 }
 
 /** The site's outbox rows that match `filter`, as a query to select from. */

@@ -1,8 +1,230 @@
-/** Price points of products and components on SQL. */
-import type { PricePointsRepository } from 'billing-engine';
+/**
+ * Price points of products on SQL. A price point's terms are `product_versions` rows marked with
+ * its id; `product_price_points.version` names the current one.
+ */
+import {
+  BillingError,
+  type PricePointsRepository,
+  type PricePointType,
+  type ProductPricePointRecord,
+} from 'billing-engine';
+import type { Selectable, Updateable } from 'kysely';
+import { decodeId, decodeInstant, decodeInteger, decodeNullableInstant } from '../codecs.js';
+import type { ProductPricePointsTable } from '../schema-price-points.js';
+import { decodeProduct, decodeVersion, highestVersion, insertProductVersion } from './catalog.js';
+import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the price-points repository of one transaction. */
-export function createPricePointsRepository(_ctx: RepositoryContext): PricePointsRepository {
-  return {};
+export function createPricePointsRepository(context: RepositoryContext): PricePointsRepository {
+  const { db, encode } = context;
+
+  /** Takes the product's row lock, so version numbers are handed out one writer at a time. */
+  const lockProduct = async (siteId: number, productId: number, now: Date) =>
+    db
+      .updateTable('products')
+      .set({ updated_at: encode.instant(now) })
+      .where('site_id', '=', siteId)
+      .where('id', '=', productId)
+      .returningAll()
+      .executeTakeFirst();
+
+  const find = async (siteId: number, id: number) => {
+    const row = await db
+      .selectFrom('product_price_points')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && decodePricePoint(row);
+  };
+
+  return {
+    async insertProductPricePoint(pricePoint, terms) {
+      const product = await lockProduct(pricePoint.siteId, pricePoint.productId, pricePoint.createdAt);
+      if (product === undefined) throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
+      const number = (await highestVersion(context, pricePoint.siteId, pricePoint.productId)) + 1;
+      const row = await db
+        .insertInto('product_price_points')
+        .values({
+          site_id: pricePoint.siteId,
+          product_id: pricePoint.productId,
+          name: pricePoint.name,
+          handle: pricePoint.handle,
+          type: 'catalog',
+          version: number,
+          archived_at: encode.nullableInstant(pricePoint.archivedAt),
+          created_at: encode.instant(pricePoint.createdAt),
+          updated_at: encode.instant(pricePoint.updatedAt),
+        })
+        // DO NOTHING rather than a failing statement, which would doom a Postgres transaction.
+        .onConflict((oc) => oc.columns(['site_id', 'product_id', 'handle']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) throw handleTaken(pricePoint.handle);
+      const stored = decodePricePoint(row);
+      const version = await insertProductVersion(context, {
+        siteId: stored.siteId,
+        productId: stored.productId,
+        version: number,
+        terms,
+        createdAt: pricePoint.createdAt,
+        pricePointId: stored.id,
+      });
+      return { pricePoint: stored, version };
+    },
+
+    async reviseProductPricePoint(siteId, id, patch, terms, now) {
+      const current = await find(siteId, id);
+      if (current === undefined) return undefined;
+      const set: Updateable<ProductPricePointsTable> = { updated_at: encode.instant(now) };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.handle !== undefined) set.handle = patch.handle;
+      let number = current.version;
+      if (terms !== undefined) {
+        await lockProduct(siteId, current.productId, now);
+        number = (await highestVersion(context, siteId, current.productId)) + 1;
+        set.version = number;
+      }
+      const update = () =>
+        db
+          .updateTable('product_price_points')
+          .set(set)
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      const handle = patch.handle;
+      const row =
+        handle === undefined
+          ? await update()
+          : await withConstraintConflict(context, 'unique', () => handleTaken(handle), update);
+      const pricePoint = decodePricePoint(row);
+      if (terms === undefined) {
+        const row = await db
+          .selectFrom('product_versions')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('product_id', '=', current.productId)
+          .where('version', '=', current.version)
+          .executeTakeFirstOrThrow();
+        return { pricePoint, version: decodeVersion(row) };
+      }
+      const version = await insertProductVersion(context, {
+        siteId,
+        productId: current.productId,
+        version: number,
+        terms,
+        createdAt: now,
+        pricePointId: id,
+      });
+      if (pricePoint.type === 'default') {
+        await db
+          .updateTable('products')
+          .set({ current_version: number, updated_at: encode.instant(now) })
+          .where('site_id', '=', siteId)
+          .where('id', '=', current.productId)
+          .execute();
+      }
+      return { pricePoint, version };
+    },
+
+    async setProductPricePointArchived(siteId, id, archivedAt, now) {
+      const row = await db
+        .updateTable('product_price_points')
+        .set({ archived_at: encode.nullableInstant(archivedAt), updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && decodePricePoint(row);
+    },
+
+    async makeDefaultProductPricePoint(siteId, id, now) {
+      const current = await find(siteId, id);
+      if (current === undefined) return undefined;
+      const product = await db
+        .updateTable('products')
+        .set({ current_version: current.version, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', current.productId)
+        .returningAll()
+        .executeTakeFirst();
+      if (product === undefined) return undefined;
+      await db
+        .updateTable('product_price_points')
+        .set({ type: 'catalog', updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('product_id', '=', current.productId)
+        .where('type', '=', 'default')
+        .where('id', '!=', id)
+        .execute();
+      const row = await db
+        .updateTable('product_price_points')
+        .set({ type: 'default', updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { pricePoint: decodePricePoint(row), product: decodeProduct(product) };
+    },
+
+    findProductPricePoint: find,
+
+    async findProductPricePointByHandle(siteId, productId, handle) {
+      const row = await db
+        .selectFrom('product_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('product_id', '=', productId)
+        .where('handle', '=', handle)
+        .executeTakeFirst();
+      return row && decodePricePoint(row);
+    },
+
+    async findDefaultProductPricePoint(siteId, productId) {
+      const row = await db
+        .selectFrom('product_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('product_id', '=', productId)
+        .where('type', '=', 'default')
+        .executeTakeFirst();
+      return row && decodePricePoint(row);
+    },
+
+    async listProductPricePoints(siteId, options = {}) {
+      const rows = await db
+        .selectFrom('product_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .$if(options.productId !== undefined, (qb) => qb.where('product_id', '=', options.productId as number))
+        .$if(options.onlyArchived === true, (qb) => qb.where('archived_at', 'is not', null))
+        .$if(options.onlyArchived !== true && options.includeArchived !== true, (qb) =>
+          qb.where('archived_at', 'is', null),
+        )
+        .orderBy('id')
+        .execute();
+      return rows.map(decodePricePoint);
+    },
+  };
+}
+
+function handleTaken(handle: string): BillingError {
+  return new BillingError('conflict', `Price point handle ${handle} is already taken.`, { data: { handle } });
+}
+
+function decodePricePoint(row: Selectable<ProductPricePointsTable>): ProductPricePointRecord {
+  return {
+    id: decodeId(row.id),
+    siteId: decodeId(row.site_id),
+    productId: decodeId(row.product_id),
+    name: row.name,
+    handle: row.handle,
+    type: row.type as PricePointType,
+    version: decodeInteger(row.version),
+    archivedAt: decodeNullableInstant(row.archived_at),
+    createdAt: decodeInstant(row.created_at),
+    updatedAt: decodeInstant(row.updated_at),
+  };
 }

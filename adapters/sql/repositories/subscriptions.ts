@@ -76,13 +76,20 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
         site_id: subscription.siteId,
         version: 1,
       } as Insertable<SubscriptionsTable>;
-      const row = await db
-        .insertInto('subscriptions')
-        .values(values)
-        // NULL referral codes never conflict, so no row back means a taken code.
-        .onConflict((oc) => oc.columns(['site_id', 'referral_code']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const insert = () =>
+        db
+          .insertInto('subscriptions')
+          .values(values)
+          // NULL referral codes never conflict, so no row back means a taken code.
+          .onConflict((oc) => oc.columns(['site_id', 'referral_code']).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+      // `ON CONFLICT` names one index; a taken reference violates the other, partial one.
+      const reference = subscription.reference ?? null;
+      const row =
+        reference === null
+          ? await insert()
+          : await withConstraintConflict(context, 'unique', () => referenceTaken(reference), insert);
       if (row === undefined) throw referralTaken(subscription.referralCode);
       return decodeSubscription(row);
     },
@@ -108,10 +115,17 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
           .returningAll()
           .executeTakeFirst();
       const code = patch.referralCode;
+      const reference = patch.reference;
+      // Only a new code or reference can violate a unique index; the conflict names which one.
       const row =
-        code === undefined || code === null
+        (code === undefined || code === null) && (reference === undefined || reference === null)
           ? await update()
-          : await withConstraintConflict(context, 'unique', () => referralTaken(code), update);
+          : await withConstraintConflict(
+              context,
+              'unique',
+              () => (code === undefined || code === null ? referenceTaken(reference ?? '') : referralTaken(code)),
+              update,
+            );
       return row && decodeSubscription(row);
     },
 
@@ -128,6 +142,9 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
         .$if(states !== undefined, (qb) => qb.where('state', 'in', states as readonly SubscriptionState[]))
         .$if(filter.productId !== undefined, (qb) => qb.where('product_id', '=', filter.productId as number))
         .$if(filter.customerId !== undefined, (qb) => qb.where('customer_id', '=', filter.customerId as number))
+        .$if(filter.paymentProfileId !== undefined, (qb) =>
+          qb.where('payment_profile_id', '=', filter.paymentProfileId as number),
+        )
         .$if(ids !== undefined, (qb) => qb.where('id', 'in', ids as readonly number[]))
         .$if(couponCode !== undefined, (qb) => qb.where(hooks.jsonArrayContains('coupon_codes', couponCode as string)))
         // A null date is outside every range, as `>=` / `<=` against NULL is never true.
@@ -156,6 +173,16 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
       return row && decodeSubscription(row);
     },
 
+    async findByReference(siteId, reference) {
+      const row = await db
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('reference', '=', reference)
+        .executeTakeFirst();
+      return row && decodeSubscription(row);
+    },
+
     async countForCustomer(siteId, customerId) {
       const row = await db
         .selectFrom('subscriptions')
@@ -178,6 +205,7 @@ function subscriptionColumns(
   if (fields.customerId !== undefined) set.customer_id = fields.customerId;
   if (fields.productId !== undefined) set.product_id = fields.productId;
   if (fields.productVersion !== undefined) set.product_version = fields.productVersion;
+  if (fields.reference !== undefined) set.reference = fields.reference;
   if (fields.paymentProfileId !== undefined) set.payment_profile_id = fields.paymentProfileId;
   if (fields.state !== undefined) set.state = fields.state;
   if (fields.periodAnchorAt !== undefined) set.period_anchor_at = encode.instant(fields.periodAnchorAt);
@@ -213,6 +241,7 @@ function decodeSubscription(row: Selectable<SubscriptionsTable>): SubscriptionRe
     customerId: decodeId(row.customer_id),
     productId: decodeId(row.product_id),
     productVersion: decodeInteger(row.product_version),
+    reference: row.reference ?? null,
     paymentProfileId: row.payment_profile_id === null ? null : decodeId(row.payment_profile_id),
     state: decodeState(row.state),
     periodAnchorAt: decodeInstant(row.period_anchor_at),
@@ -244,6 +273,10 @@ function referralTaken(code: string | null): BillingError {
   return new BillingError('conflict', `Referral code ${code ?? ''} is already taken.`, {
     data: { referralCode: code },
   });
+}
+
+function referenceTaken(reference: string): BillingError {
+  return new BillingError('conflict', `Reference ${reference} is already taken.`, { data: { reference } });
 }
 
 function decodeState(value: string): SubscriptionState {

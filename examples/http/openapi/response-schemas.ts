@@ -85,6 +85,10 @@ export const productSchema = z
     taxable: z.boolean(),
     version_number: z.int(),
     product_version: z.int(),
+    product_price_point_id: z.int().optional().meta({ description: "The price point this product's terms are from." }),
+    product_price_point_handle: z.string().optional(),
+    product_price_point_name: z.string().optional(),
+    default_product_price_point_id: z.int().optional(),
     archived_at: timestamp,
     created_at: timestamp,
     updated_at: timestamp,
@@ -125,6 +129,13 @@ export const subscriptionSchema = z
     balance_in_cents: cents,
     product_price_in_cents: cents,
     product_version_number: z.int(),
+    reference: z
+      .string()
+      .nullable()
+      .meta({ description: "The merchant's own id of the subscription, unique per site." }),
+    product_price_point_id: z.int().nullable(),
+    product_price_point_handle: z.string().nullable(),
+    product_price_point_type: z.string().nullable(),
     current_period_started_at: timestamp,
     current_period_ends_at: timestamp,
     next_assessment_at: timestamp,

@@ -7,16 +7,21 @@ import {
   JSON_SEGMENT,
   readJsonBody,
   sendJson,
+  stripJsonSuffix,
   wireContext,
 } from '../http-context.js';
 import {
   couponCodeQuery,
   couponListQuery,
   couponRequest,
+  pageQuery,
   parseWireParams,
   parseWireRequest,
+  readSubcodesBody,
   refuseUniquenessToken,
   serializeCoupon,
+  serializeCouponUsage,
+  serializeSubcodesResult,
 } from '../wire-bridge.js';
 import { familyParam, queryOf } from './route-params.js';
 
@@ -112,6 +117,39 @@ export function registerCouponRoutes(app: Hono<HttpAppEnv>): void {
   app.delete(`/product_families/:fid/coupons/:id${JSON_SEGMENT}`, async (c) => {
     const current = await couponInFamily(c);
     return sendJson(200, await couponBody(c, await c.var.site.coupons.archive(current.id)));
+  });
+
+  // Subcodes: more codes that apply the coupon. Create and replace answer which codes were
+  // created, which were already taken and which were not valid codes.
+  app.post('/coupons/:id/codes.json', async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    const codes = readSubcodesBody(await readJsonBody(c));
+    return sendJson(200, serializeSubcodesResult(await c.var.site.coupons.createSubcodes(id, codes)));
+  });
+
+  app.put('/coupons/:id/codes.json', async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    const codes = readSubcodesBody(await readJsonBody(c));
+    return sendJson(200, serializeSubcodesResult(await c.var.site.coupons.replaceSubcodes(id, codes)));
+  });
+
+  app.get('/coupons/:id/codes.json', async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    const codes = await c.var.site.coupons.listSubcodes(id, pageQuery.parse(queryOf(c)));
+    return sendJson(200, { codes });
+  });
+
+  // The subcode is percent-encoded in the path (`20%25OFF`); the router hands it on decoded.
+  app.delete(`/coupons/:id/codes/:subcode${JSON_SEGMENT}`, async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    await c.var.site.coupons.deleteSubcode(id, stripJsonSuffix(c.req.param('subcode') ?? ''));
+    return sendJson(200, {});
+  });
+
+  app.get('/product_families/:fid/coupons/:id/usage.json', async (c) => {
+    const familyId = familyParam(c, 'fid');
+    const rows = await c.var.site.coupons.usage(idParam(c, 'id', 'Coupon'), familyId);
+    return sendJson(200, serializeCouponUsage(rows, await wireContext(c)));
   });
 
   app.get(`/coupons/:id${JSON_SEGMENT}`, async (c) => {

@@ -11,13 +11,16 @@ import {
   readInvoiceListQuery,
   readInvoicePayment,
   readInvoiceRefund,
+  readMultiInvoicePayment,
 } from '../../../src/wire/invoice-request.js';
 import { creditNoteJson, serializeCreditNoteList } from '../../../src/wire/serialize-credit-note.js';
 import {
   invoiceJson,
+  serializeCustomerChanges,
   serializeInvoice,
   serializeInvoiceEvents,
   serializeInvoiceList,
+  serializeMultiInvoicePayment,
 } from '../../../src/wire/serialize-invoice.js';
 import { serializeStatement } from '../../../src/wire/serialize-statement.js';
 import {
@@ -118,6 +121,25 @@ export function registerInvoiceRoutes(app: Hono<HttpAppEnv>): void {
     const { reason } = parseWireRequest(invoiceVoidRequest, await readJsonBody(c));
     const invoice = await c.var.site.invoices.void(uidParam(c, 'uid'), reason);
     return sendJson(200, invoiceJson(invoice, await wireContext(c)));
+  });
+
+  // One payment received outside the gateway for several invoices (the SDK's recordPaymentForMultipleInvoices).
+  app.post('/invoices/payments.json', async (c) => {
+    const context = await wireContext(c);
+    const input = readMultiInvoicePayment(await readJsonBody(c), context.currency);
+    const result = await c.var.site.invoices.recordMultiplePayment(input);
+    return sendJson(201, serializeMultiInvoicePayment(result));
+  });
+
+  app.post('/invoices/:uid/customer_information/preview.json', async (c) => {
+    const changes = await c.var.site.invoices.previewCustomerInformation(uidParam(c, 'uid'));
+    return sendJson(200, serializeCustomerChanges(changes));
+  });
+
+  app.put('/invoices/:uid/customer_information.json', async (c) => {
+    const context = await wireContext(c);
+    const invoice = await c.var.site.invoices.updateCustomerInformation(uidParam(c, 'uid'));
+    return sendJson(200, invoiceJson(invoice, context));
   });
 
   app.post('/invoices/:uid/payments.json', async (c) => {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { type HttpAppEnv, idParam, JSON_SEGMENT, readJsonBody, sendJson } from '../http-context.js';
+import { type HttpAppEnv, idParam, JSON_SEGMENT, readJsonBody, sendJson, wireContext } from '../http-context.js';
 import {
   cancelSubscriptionRequest,
   delayedCancelRequest,
@@ -10,6 +10,8 @@ import {
   parseWireParams,
   parseWireRequest,
   reactivateParams,
+  readRenewalPreviewBody,
+  serializeRenewalPreview,
 } from '../wire-bridge.js';
 import { subscriptionBody } from './subscription-routes.js';
 
@@ -20,7 +22,7 @@ export const UNDO_DELAYED_CANCEL_MESSAGE = 'This subscription will no longer be 
 
 /**
  * Subscription lifecycle: cancel now or at period end and undo, reactivate, hold (and change its
- * resume date) and resume, retry a payment in dunning now, and activate a trial now.
+ * resume date) and resume, retry a payment in dunning now or stop dunning, and activate a trial now.
  */
 export function registerLifecycleRoutes(app: Hono<HttpAppEnv>): void {
   // A DELETE with a JSON body (the SDK's cancelSubscription) or without one.
@@ -77,6 +79,22 @@ export function registerLifecycleRoutes(app: Hono<HttpAppEnv>): void {
     const id = idParam(c, 'id', 'Subscription');
     await readJsonBody(c);
     return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.activate(id)));
+  });
+
+  // Stops dunning: a past-due subscription returns to active with its retries canceled. The SDK
+  // posts it; a PUT is taken the same way.
+  for (const method of ['POST', 'PUT'] as const) {
+    app.on(method, '/subscriptions/:id/cancel_dunning.json', async (c) => {
+      const id = idParam(c, 'id', 'Subscription');
+      return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.cancelDunning(id)));
+    });
+  }
+
+  app.post('/subscriptions/:id/renewals/preview.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    readRenewalPreviewBody(await readJsonBody(c));
+    const preview = await c.var.site.subscriptions.previewRenewal(id);
+    return sendJson(200, serializeRenewalPreview(preview, await wireContext(c)));
   });
 
   app.post('/subscriptions/:id/resume.json', async (c) => {

@@ -8,7 +8,6 @@ import { type HttpAppEnv, type HttpContext, sendJson } from '../http-context.js'
  * 404 that says so. The SDK coverage test reads this list, so these never count as served.
  */
 export const KNOWN_UNSERVED_PATHS: Readonly<Record<string, { method: string; what: string }>> = {
-  '/subscriptions/lookup.json': { method: 'GET', what: 'looking a subscription up by reference' },
   '/subscriptions/preview.json': { method: 'POST', what: 'signup previews' },
 };
 

@@ -1,5 +1,200 @@
+import { invalid, isBillingError, notFound, type PricePointType, validationError } from 'billing-engine';
 import type { Hono } from 'hono';
-import type { HttpAppEnv } from '../http-context.js';
+import {
+  type HttpAppEnv,
+  type HttpContext,
+  idParam,
+  JSON_SEGMENT,
+  readJsonBody,
+  sendJson,
+  stripJsonSuffix,
+  wireContext,
+} from '../http-context.js';
+import {
+  listPaging,
+  pageOf,
+  parseWireRequest,
+  parseWireRequestList,
+  productPricePointRequest,
+  productPricePointsBulkRequest,
+  serializeProduct,
+  serializeProductPricePoint,
+  serializeProductPricePoints,
+  wireBoolean,
+} from '../wire-bridge.js';
+import { queryOf, refuseUnappliedFilters } from './route-params.js';
 
-/** Price points of products and components. */
-export function registerPricePointRoutes(_app: Hono<HttpAppEnv>): void {}
+const TYPES: readonly PricePointType[] = ['default', 'catalog', 'custom'];
+
+/** A product or price point named in the path: a numeric id, or `handle:<handle>` as the SDK's paths allow. */
+function refParam(c: HttpContext, name: string, what: string): number | string {
+  const raw = stripJsonSuffix(c.req.param(name) ?? '');
+  if (raw.startsWith('handle:') && raw.length > 'handle:'.length) return raw.slice('handle:'.length);
+  if (!/^\d+$/.test(raw)) throw notFound(what, raw);
+  return idParam(c, name, what);
+}
+
+/** `filter[type]=catalog,default` (or the `filter_type` list the SDK may send) as price point types. */
+function typesOf(value: unknown): PricePointType[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const words = (Array.isArray(value) ? value : String(value).split(',')).map((w) => String(w).trim()).filter(Boolean);
+  for (const word of words) {
+    if (!TYPES.includes(word as PricePointType))
+      throw invalid(`filter[type]: must be one of ${TYPES.join(', ')}.`, 'filter[type]');
+  }
+  return words as PricePointType[];
+}
+
+/** The service answers price point validation errors as a map of field to messages, body errors included. */
+async function asMap<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isBillingError(error, 'validation') && error.shape === 'list') {
+      // Keyed by the field alone (`interval_unit`), as the service keys them, not `price_point.interval_unit`.
+      const details = error.details.map((d) =>
+        d.attribute === undefined ? d : { ...d, attribute: d.attribute.replace(/^price_points?\.(\d+\.)?/, '') },
+      );
+      throw validationError(details, 'map');
+    }
+    throw error;
+  }
+}
+
+function filterOf(query: Record<string, unknown>): Record<string, unknown> {
+  const filter = query.filter;
+  return filter !== null && typeof filter === 'object' && !Array.isArray(filter)
+    ? (filter as Record<string, unknown>)
+    : {};
+}
+
+/** Price points of products: create, bulk create, list, list all, read, update, archive, unarchive, set default. */
+export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/products/:id/price_points.json', async (c) => {
+    const product = refParam(c, 'id', 'Product');
+    const body = await readJsonBody(c);
+    const view = await asMap(async () =>
+      c.var.site.pricePoints.createProductPricePoint(product, parseWireRequest(productPricePointRequest, body)),
+    );
+    return sendJson(201, serializeProductPricePoint(view, await wireContext(c)));
+  });
+
+  app.post('/products/:id/price_points/bulk.json', async (c) => {
+    const product = refParam(c, 'id', 'Product');
+    const body = await readJsonBody(c);
+    const views = await asMap(async () =>
+      c.var.site.pricePoints.bulkCreateProductPricePoints(
+        product,
+        parseWireRequestList(productPricePointsBulkRequest, body),
+      ),
+    );
+    return sendJson(201, serializeProductPricePoints(views, await wireContext(c)));
+  });
+
+  app.get('/products/:id/price_points.json', async (c) => {
+    const product = refParam(c, 'id', 'Product');
+    const query = queryOf(c);
+    // Currency prices: the site has one currency, so there are none to add.
+    const includeArchived = wireBoolean.safeParse(query.archived).data === true;
+    const types = typesOf(filterOf(query).type ?? query.filter_type);
+    const views = await c.var.site.pricePoints.listProductPricePoints(product, {
+      includeArchived,
+      ...(types === undefined ? {} : { types }),
+    });
+    return sendJson(200, serializeProductPricePoints(pageOf(views, listPaging(query)), await wireContext(c)));
+  });
+
+  app.get('/products_price_points.json', async (c) => {
+    const query = queryOf(c);
+    const filter = filterOf(query);
+    refuseUnappliedFilters(
+      Object.fromEntries(
+        ['date_field', 'start_date', 'end_date', 'start_datetime', 'end_datetime'].map((k) => [
+          `filter[${k}]`,
+          filter[k],
+        ]),
+      ),
+      [
+        'filter[date_field]',
+        'filter[start_date]',
+        'filter[end_date]',
+        'filter[start_datetime]',
+        'filter[end_datetime]',
+      ],
+    );
+    const types = typesOf(filter.type);
+    const ids =
+      filter.ids === undefined
+        ? undefined
+        : String(filter.ids)
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+            .map((s) => {
+              if (!/^\d+$/.test(s)) throw invalid('filter[ids]: must be a list of ids.', 'filter[ids]');
+              return Number(s);
+            });
+    const archivedAt = filter.archived_at;
+    if (archivedAt !== undefined && archivedAt !== 'null' && archivedAt !== 'not_null')
+      throw invalid("filter[archived_at]: must be 'null' or 'not_null'.", 'filter[archived_at]');
+    const views = await c.var.site.pricePoints.listAllProductPricePoints({
+      ...(types === undefined ? {} : { types }),
+      ...(ids === undefined ? {} : { ids }),
+      ...(archivedAt === undefined ? {} : { archivedAt }),
+    });
+    const paging = listPaging(query);
+    const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
+    return sendJson(200, serializeProductPricePoints(pageOf(ordered, paging), await wireContext(c)));
+  });
+
+  app.get(`/products/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.pricePoints.getProductPricePoint(
+      refParam(c, 'id', 'Product'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    return sendJson(200, serializeProductPricePoint(view, await wireContext(c)));
+  });
+
+  app.put(`/products/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const product = refParam(c, 'id', 'Product');
+    const pricePoint = refParam(c, 'price_point_id', 'Price point');
+    const body = await readJsonBody(c);
+    const view = await asMap(async () =>
+      c.var.site.pricePoints.updateProductPricePoint(
+        product,
+        pricePoint,
+        parseWireRequest(productPricePointRequest, body),
+      ),
+    );
+    return sendJson(200, serializeProductPricePoint(view, await wireContext(c)));
+  });
+
+  app.delete(`/products/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const view = await asMap(() =>
+      c.var.site.pricePoints.archiveProductPricePoint(
+        refParam(c, 'id', 'Product'),
+        refParam(c, 'price_point_id', 'Price point'),
+      ),
+    );
+    return sendJson(200, serializeProductPricePoint(view, await wireContext(c)));
+  });
+
+  app.patch('/products/:id/price_points/:price_point_id/unarchive.json', async (c) => {
+    const view = await c.var.site.pricePoints.unarchiveProductPricePoint(
+      refParam(c, 'id', 'Product'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    return sendJson(200, serializeProductPricePoint(view, await wireContext(c)));
+  });
+
+  app.patch('/products/:id/price_points/:price_point_id/default.json', async (c) => {
+    const view = await asMap(() =>
+      c.var.site.pricePoints.promoteProductPricePointToDefault(
+        refParam(c, 'id', 'Product'),
+        refParam(c, 'price_point_id', 'Price point'),
+      ),
+    );
+    const family = (await c.var.site.catalog.listFamilies()).find((f) => f.id === view.product.familyId);
+    return sendJson(200, serializeProduct(view, await wireContext(c), family));
+  });
+}

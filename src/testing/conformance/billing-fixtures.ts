@@ -160,6 +160,7 @@ export function subscriptionFixture(
     customerId: customer.id,
     productId: product.id,
     productVersion: product.currentVersion,
+    reference: null,
     paymentProfileId: null,
     state: 'active',
     periodAnchorAt: T0,

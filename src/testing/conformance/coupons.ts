@@ -6,7 +6,7 @@ import { at, type SectionContext, T0 } from './harness.js';
 class Abort extends Error {}
 
 /** A new coupon of a family: a percentage coupon with the nullable fields null. */
-function couponFixture(
+export function couponFixture(
   family: Pick<ProductFamilyRecord, 'siteId' | 'id'>,
   code: string,
   overrides: Partial<Omit<CouponRecord, 'id' | 'redemptions'>> = {},

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { customerFixture, isConflict, paymentProfileFixture } from './billing-fixtures.js';
+import {
+  customerFixture,
+  isConflict,
+  paymentProfileFixture,
+  seedBillingSite,
+  subscriptionFixture,
+} from './billing-fixtures.js';
 import { at, newSiteFixture, type SectionContext, T0 } from './harness.js';
 
 /** Cases for customers and their payment profiles. */
@@ -247,6 +253,83 @@ export function customerCases({ api, storage }: SectionContext): void {
         '4242',
         "another site's update changed nothing",
       );
+    });
+
+    it('lists payment profiles by customer in id order, one page at a time, within the site', async () => {
+      const { site, customer } = await seedBillingSite(storage(), 'pp-list');
+      const other = await seedBillingSite(storage(), 'pp-list-other');
+      const ids = await storage().transaction(async (tx) => {
+        const second = await tx.customers.insert(customerFixture(site.id, { email: 'b@example.com' }));
+        const out: number[] = [];
+        for (const owner of [customer, second, customer, customer]) {
+          out.push((await tx.customers.insertPaymentProfile(paymentProfileFixture(owner))).id);
+        }
+        await tx.customers.insertPaymentProfile(paymentProfileFixture(other.customer));
+        return { second: second.id, out };
+      });
+      await storage().transaction(async (tx) => {
+        const mine = await tx.customers.listPaymentProfiles(
+          site.id,
+          { customerId: customer.id },
+          { page: 1, perPage: 10 },
+        );
+        assert.deepEqual(
+          mine.map((p) => p.id),
+          [ids.out[0], ids.out[2], ids.out[3]],
+        );
+        assert.ok(mine.every((p) => p.customerId === customer.id && p.siteId === site.id));
+        const all = await tx.customers.listPaymentProfiles(site.id, {}, { page: 1, perPage: 10 });
+        assert.deepEqual(
+          all.map((p) => p.id),
+          ids.out,
+        );
+        const page2 = await tx.customers.listPaymentProfiles(site.id, {}, { page: 2, perPage: 3 });
+        assert.deepEqual(
+          page2.map((p) => p.id),
+          [ids.out[3]],
+        );
+        assert.deepEqual(await tx.customers.listPaymentProfiles(site.id, {}, { page: 3, perPage: 3 }), []);
+        // Another site's customer id finds nothing here.
+        assert.deepEqual(
+          await tx.customers.listPaymentProfiles(site.id, { customerId: other.customer.id }, { page: 1, perPage: 10 }),
+          [],
+        );
+      });
+    });
+
+    it('deletes a payment profile no subscription names; one in use is a conflict and stays', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'pp-del');
+      const other = await seedBillingSite(storage(), 'pp-del-other');
+      const [used, free] = await storage().transaction(async (tx) => [
+        await tx.customers.insertPaymentProfile(paymentProfileFixture(customer)),
+        await tx.customers.insertPaymentProfile(paymentProfileFixture(customer)),
+      ]);
+      const sub = await storage().transaction((tx) =>
+        tx.subscriptions.insert(subscriptionFixture(customer, product, { paymentProfileId: used!.id })),
+      );
+      // The refused delete leaves the transaction usable (Postgres aborts on a failed statement).
+      await storage().transaction(async (tx) => {
+        await assert.rejects(tx.customers.deletePaymentProfile(site.id, used!.id), isConflict);
+        assert.ok(await tx.customers.findPaymentProfile(site.id, used!.id));
+        assert.equal(await tx.customers.deletePaymentProfile(other.site.id, free!.id), false, 'not across sites');
+        assert.equal(await tx.customers.deletePaymentProfile(site.id, free!.id), true);
+      });
+      await storage().transaction(async (tx) => {
+        assert.equal(await tx.customers.findPaymentProfile(site.id, free!.id), undefined);
+        assert.equal(await tx.customers.deletePaymentProfile(site.id, free!.id), false);
+        const users = await tx.subscriptions.list(site.id, { paymentProfileId: used!.id }, { page: 1, perPage: 10 });
+        assert.deepEqual(
+          users.map((s) => s.id),
+          [sub.id],
+        );
+        assert.deepEqual(
+          await tx.subscriptions.list(site.id, { paymentProfileId: free!.id }, { page: 1, perPage: 10 }),
+          [],
+        );
+        // Detached, the profile can go.
+        await tx.subscriptions.updateAtVersion(site.id, sub.id, sub.version, { paymentProfileId: null });
+        assert.equal(await tx.customers.deletePaymentProfile(site.id, used!.id), true);
+      });
     });
 
     it('keeps customers to their site and hands out copies', async () => {

@@ -3,6 +3,7 @@ import type { SubscriptionFilter, SubscriptionRecord } from 'billing-engine';
 import {
   customerFixture,
   DAY,
+  isConflict,
   paymentProfileFixture,
   productFixture,
   seedBillingSite,
@@ -73,7 +74,8 @@ export function subscriptionCases({ api, storage }: SectionContext): void {
       assert.equal(created.version, 1);
       assert.ok(Number.isSafeInteger(created.id) && created.id > 0);
       const { id: _id, version: _version, ...fields } = created;
-      assert.deepEqual(fields, input);
+      // A subscription inserted without a reference has none (null), whatever else it has.
+      assert.deepEqual(fields, { ...input, reference: input.reference ?? null });
       const found = await storage().transaction((tx) => tx.subscriptions.findById(site.id, created.id));
       assert.deepEqual(found, created);
       assert.ok(found);
@@ -201,6 +203,64 @@ export function subscriptionCases({ api, storage }: SectionContext): void {
         assert.equal(await tx.subscriptions.countForCustomer(other.site.id, customer.id), 0);
         assert.equal(await tx.subscriptions.countForCustomer(other.site.id, other.customer.id), 1);
       });
+    });
+
+    it('stores a reference, finds by it exactly, and keeps it unique per site (null never collides)', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-ref');
+      const other = await seedBillingSite(storage(), 'sub-ref-other');
+      const first = await storage().transaction((tx) =>
+        tx.subscriptions.insert(subscriptionFixture(customer, product, { reference: 'acct-1' })),
+      );
+      assert.equal(first.reference, 'acct-1');
+      // Many without a reference: the partial index must not treat their nulls as equal.
+      const plain = await storage().transaction(async (tx) => [
+        await tx.subscriptions.insert(subscriptionFixture(customer, product)),
+        await tx.subscriptions.insert(subscriptionFixture(customer, product, { reference: null })),
+      ]);
+      assert.deepEqual(
+        plain.map((p) => p.reference),
+        [null, null],
+      );
+      await assert.rejects(
+        storage().transaction((tx) =>
+          tx.subscriptions.insert(subscriptionFixture(customer, product, { reference: 'acct-1' })),
+        ),
+        isConflict,
+      );
+      // Another site may use the same reference.
+      const elsewhere = await storage().transaction((tx) =>
+        tx.subscriptions.insert(subscriptionFixture(other.customer, other.product, { reference: 'acct-1' })),
+      );
+      await storage().transaction(async (tx) => {
+        assert.equal((await tx.subscriptions.findByReference(site.id, 'acct-1'))?.id, first.id);
+        assert.equal((await tx.subscriptions.findByReference(other.site.id, 'acct-1'))?.id, elsewhere.id);
+        assert.equal(await tx.subscriptions.findByReference(site.id, 'ACCT-1'), undefined, 'exact match');
+        assert.equal(await tx.subscriptions.findByReference(site.id, 'acct-2'), undefined);
+      });
+      // An update to a taken reference is a conflict and leaves the transaction usable (Postgres).
+      await storage().transaction(async (tx) => {
+        await assert.rejects(
+          tx.subscriptions.updateAtVersion(site.id, plain[0]!.id, plain[0]!.version, { reference: 'acct-1' }),
+          isConflict,
+        );
+        const moved = await tx.subscriptions.updateAtVersion(site.id, plain[0]!.id, plain[0]!.version, {
+          reference: 'acct-2',
+        });
+        assert.equal(moved?.reference, 'acct-2');
+      });
+      // Clearing a reference frees it.
+      const cleared = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, first.id, first.version, { reference: null }),
+      );
+      assert.equal(cleared?.reference, null);
+      const reused = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, plain[1]!.id, plain[1]!.version, { reference: 'acct-1' }),
+      );
+      assert.equal(reused?.reference, 'acct-1');
+      assert.equal(
+        (await storage().transaction((tx) => tx.subscriptions.findByReference(site.id, 'acct-1')))?.id,
+        plain[1]!.id,
+      );
     });
 
     it('keeps subscriptions to their site and hands out copies', async () => {

@@ -13,7 +13,9 @@ import published from './fixtures.json' with { type: 'json' };
  * fixture of that object (`fixtures.json`, extracted from github.com/stripe/openapi) and is checked
  * against that fixture's fields before it is sent (`drift` lists any mismatch), so the fake cannot
  * drift from the real shapes; the objects are also typed with the `stripe` package's types, which
- * are generated from the same OpenAPI document.
+ * are generated from the same OpenAPI document. Every answer it sends is logged (`responses`), and
+ * `test/gateways/fake-stripe-schema.test.ts` validates those of a gateway contract run against
+ * Stripe's OpenAPI schemas (`schemas.json`, cut from spec3.json by `extract-schemas.mjs`).
  */
 export interface FakeStripe {
   /** Settings for `new Stripe(key, config)` that point the real client here. */
@@ -21,6 +23,8 @@ export interface FakeStripe {
   readonly port: number;
   /** Every request received, in order, with its raw body as it came over the wire. */
   readonly requests: readonly LoggedRequest[];
+  /** Every answer sent, in order (a dropped connection sends none): checked against Stripe's schema by a test. */
+  readonly responses: readonly LoggedResponse[];
   /** PaymentIntents by id. */
   readonly paymentIntents: ReadonlyMap<string, Stripe.PaymentIntent>;
   /** Refunds by id. */
@@ -50,6 +54,14 @@ export interface FakeStripe {
   /** Makes every object created so far searchable. */
   indexSearch(): void;
   close(): Promise<void>;
+}
+
+export interface LoggedResponse {
+  /** `METHOD /path` of the request, for example `GET /v1/payment_intents/search`. */
+  readonly route: string;
+  readonly status: number;
+  /** The JSON body as sent. */
+  readonly body: string;
 }
 
 export interface LoggedRequest {
@@ -181,6 +193,7 @@ function cardFailure(card: TestCard, method: Stripe.PaymentMethod): StripeFailur
 /** Starts the fake on a free local port. */
 export async function startFakeStripe(): Promise<FakeStripe> {
   const requests: LoggedRequest[] = [];
+  const responses: LoggedResponse[] = [];
   const drift: string[] = [];
   const faults: Fault[] = [];
   const customers = new Map<string, Stripe.Customer>();
@@ -464,6 +477,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const idempotencyKey = typeof header === 'string' ? header : undefined;
     requests.push({ method, path: `${url.pathname}${url.search}`, idempotencyKey, body });
     const send = (status: number, payload: string, replayed = false) => {
+      responses.push({ route: routeName, status, body: payload });
       res.writeHead(status, {
         'content-type': 'application/json',
         'request-id': `req_fake${requests.length}`,
@@ -568,6 +582,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     port,
     stripeConfig: { host: '127.0.0.1', port, protocol: 'http' },
     requests,
+    responses,
     paymentIntents,
     refunds,
     customers,

@@ -106,6 +106,7 @@ export const subscription: SubscriptionRecord = {
   productId: 7,
   productVersion: 2,
   paymentProfileId: 21,
+  reference: null,
   state: 'active',
   periodAnchorAt: AT,
   periodIndex: 0,

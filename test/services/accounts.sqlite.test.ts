@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { accountsSuite } from './accounts.suite.js';
+
+accountsSuite(sqliteHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { pricePointsSuite } from './price-points.suite.js';
+
+pricePointsSuite(sqliteHarness);

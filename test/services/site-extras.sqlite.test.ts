@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { siteExtrasSuite } from './site-extras.suite.js';
+
+siteExtrasSuite(sqliteHarness);

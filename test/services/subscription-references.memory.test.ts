@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { subscriptionReferencesSuite } from './subscription-references.suite.js';
+
+subscriptionReferencesSuite(memoryHarness);

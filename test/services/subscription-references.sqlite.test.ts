@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { subscriptionReferencesSuite } from './subscription-references.suite.js';
+
+subscriptionReferencesSuite(sqliteHarness);
