@@ -7,14 +7,9 @@ import { subscriptionBody } from './subscription-routes.js';
 /** What `remove_coupon` answers on success: a bare string, as the service sends it. */
 export const COUPON_REMOVED_TEXT = 'Coupon successfully removed';
 
-/** The coupon commands of `site.subscriptions` (engine: src/services/subscription-coupon-service.ts). */
-interface SubscriptionCouponCommands {
-  addCoupon(id: number, codes: readonly string[] | string, options?: { replace?: boolean }): Promise<SubscriptionView>;
-  removeCoupon(id: number, code?: string | null): Promise<SubscriptionView>;
-}
-
-function commands(c: HttpContext): SubscriptionCouponCommands {
-  return c.var.site.subscriptions as unknown as SubscriptionCouponCommands;
+/** The coupon commands of the request's site (engine: src/services/subscription-coupon-service.ts). */
+function commands(c: HttpContext) {
+  return c.var.site.subscriptions;
 }
 
 /**
