@@ -62,6 +62,86 @@ type CaseBuilder = (f: HttpFixture, a: SiteWorld, b: SiteWorld) => IsolationCase
 
 const CARD = { full_number: '4111111111111111', expiration_month: '12', expiration_year: '2030' };
 
+/**
+ * Records of a site beyond its fuzz world that the newer routes name in their paths (a price point,
+ * a reason code, a coupon subcode, a prepayment, an export of each kind), seeded through the
+ * engine's site handle; every text carries the site's marker.
+ */
+interface WorldExtras {
+  readonly pricePointId: number;
+  readonly reasonCodeId: number;
+  readonly reasonCode: string;
+  readonly subcode: string;
+  readonly prepaymentId: number;
+  readonly subscriptionExportId: number;
+  readonly invoiceExportId: number;
+}
+
+const EXTRAS = new Map<SiteWorld, WorldExtras>();
+
+function extrasOf(w: SiteWorld): WorldExtras {
+  const found = EXTRAS.get(w);
+  if (found === undefined) throw new Error(`no extras seeded for ${w.site}`);
+  return found;
+}
+
+/** Seeds `w`'s extra records (see {@link WorldExtras}). */
+async function seedExtras(f: HttpFixture, w: SiteWorld): Promise<void> {
+  const h = f.engine.site(w.site);
+  const m = w.marker;
+  const pricePoint = await h.pricePoints.createProductPricePoint(w.productId, {
+    name: `${m} tier`,
+    handle: `${m}-tier`,
+    priceInCents: 700,
+    interval: 1,
+    intervalUnit: 'month',
+  });
+  const reasonCode = `${m.toUpperCase()}_WHY`;
+  const reason = await h.reasonCodes.create({ code: reasonCode, description: `${m} reason` });
+  const subcode = `${m.toUpperCase()}SUB1`;
+  await h.coupons.createSubcodes(w.couponId, [subcode]);
+  const prepayment = await h.accounts.createPrepayment(w.subscriptionId, {
+    amount: '5.00',
+    memo: `${m} prepayment`,
+    details: `${m} check 1`,
+    method: 'check',
+  });
+  const subscriptionExport = await h.exports.exportSubscriptions();
+  const invoiceExport = await h.exports.exportInvoices();
+  EXTRAS.set(w, {
+    pricePointId: pricePoint.pricePoint.id,
+    reasonCodeId: reason.id,
+    reasonCode,
+    subcode,
+    prepaymentId: prepayment.entry.id,
+    subscriptionExportId: subscriptionExport.id,
+    invoiceExportId: invoiceExport.id,
+  });
+}
+
+/** The path values of the extra records for route `key` (the fuzz world's own values win). */
+function extraParams(key: string, w: SiteWorld): Record<string, string> {
+  const x = extrasOf(w);
+  const first = pathOfKey(key).split('/')[1] ?? '';
+  return {
+    subcode: x.subcode,
+    price_point_id: String(x.pricePointId),
+    prepayment_id: String(x.prepaymentId),
+    payment_profile_id: String(w.paymentProfileId),
+    batch_id: String(key.includes('/api_exports/invoices/') ? x.invoiceExportId : x.subscriptionExportId),
+    ...(first === 'reason_codes' ? { id: String(x.reasonCodeId) } : {}),
+  };
+}
+
+/** Seeds both sites' worlds and extras. */
+async function seedBoth(f: HttpFixture): Promise<[SiteWorld, SiteWorld]> {
+  const a = await seedSiteWorld(f, 'acme');
+  const b = await seedSiteWorld(f, 'globex');
+  await seedExtras(f, a);
+  await seedExtras(f, b);
+  return [a, b];
+}
+
 /** The fuzz template of a main-API route (built on `w`), or none. */
 function template(key: string, w: SiteWorld): RouteTemplate {
   for (const family of Object.values(API_FAMILIES)) {
@@ -84,12 +164,43 @@ function namingB(key: string): CaseBuilder {
   return (f, a, b) => {
     const plain = pathOfKey(key);
     const t = template(key, b);
-    const params = pathValues(b, plain, t.params);
+    const params = pathValues(b, plain, { ...extraParams(key, b), ...t.params });
     return [
       {
         name: `${key} with B's ids`,
         request: asA(f, a, key, { ...t, params }),
         expect: [404],
+      },
+    ];
+  };
+}
+
+/**
+ * As {@link namingB}, with a well-formed body or query of the caller's (so that the refusal is the
+ * lookup's, not the body's); path values B's, extra records' included.
+ */
+function namingBWith(key: string, build: (b: SiteWorld) => RouteTemplate): CaseBuilder {
+  return (f, a, b) => {
+    const t = build(b);
+    const params = pathValues(b, pathOfKey(key), { ...extraParams(key, b), ...t.params });
+    return [{ name: `${key} with B's ids and a valid body`, request: asA(f, a, key, { ...t, params }), expect: [404] }];
+  };
+}
+
+/** A case as A on a route naming A's own records, with A's extra records' path values (overrides win). */
+function ownWith(
+  name: string,
+  key: string,
+  expect: readonly number[],
+  build: (b: SiteWorld, a: SiteWorld) => RouteTemplate,
+): CaseBuilder {
+  return (f, a, b) => {
+    const t = build(b, a);
+    return [
+      {
+        name: `${key}: ${name}`,
+        request: asA(f, a, key, { ...t, params: { ...extraParams(key, a), ...t.params } }),
+        expect,
       },
     ];
   };
@@ -417,6 +528,127 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
       return site?.id === a.siteId && site.subdomain === a.site ? [] : [`answered the site ${JSON.stringify(site)}`];
     },
   ),
+  'POST /payment_profiles.json': custom("B's customer", 'POST /payment_profiles.json', [404], (b) => ({
+    body: { payment_profile: { customer_id: b.customerId, first_name: 'X', last_name: 'Y', ...CARD } },
+  })),
+  'GET /payment_profiles.json': all(
+    checked(
+      'list',
+      'GET /payment_profiles.json',
+      [200],
+      () => ({ query: { per_page: '200' } }),
+      (a) => onlyA(a, 'payment_profiles', 'id', bare, inner('payment_profile', 'id')),
+    ),
+    checked(
+      "B's customer as the filter",
+      'GET /payment_profiles.json',
+      [200],
+      (b) => ({ query: { customer_id: String(b.customerId) } }),
+      () => emptyList(bare),
+    ),
+  ),
+  'POST /invoices/payments.json': custom("B's open invoice", 'POST /invoices/payments.json', REFUSED, (b) => ({
+    body: {
+      payment: {
+        amount: '1.00',
+        memo: 'x',
+        method: 'check',
+        applications: [{ invoice_uid: b.openInvoiceUid, amount: '1.00' }],
+      },
+    },
+  })),
+  'GET /products_price_points.json': checked(
+    'list',
+    'GET /products_price_points.json',
+    [200],
+    () => ({ query: { per_page: '200' } }),
+    (a) => onlyA(a, 'product_price_points', 'id', field('price_points'), (item) => (item as { id: unknown }).id),
+  ),
+  'POST /reason_codes.json': custom(
+    "B's code (per site)",
+    'POST /reason_codes.json',
+    [201],
+    (b) => ({ body: { reason_code: { code: extrasOf(b).reasonCode, description: 'A copy' } } }),
+    'late',
+  ),
+  'GET /reason_codes.json': checked(
+    'list',
+    'GET /reason_codes.json',
+    [200],
+    () => ({ query: { per_page: '200' } }),
+    (a) => onlyA(a, 'reason_codes', 'id', bare, inner('reason_code', 'id')),
+  ),
+  // An export is A's own job over A's own records: its row count is A's, whatever B holds.
+  ...Object.fromEntries(
+    (
+      [
+        ['subscriptions', 'subscriptions'],
+        ['invoices', 'invoices'],
+      ] as const
+    ).map(([kind, table]): [string, CaseBuilder] => [
+      `POST /api_exports/${kind}.json`,
+      checked(
+        "A's own export",
+        `POST /api_exports/${kind}.json`,
+        [201],
+        () => ({}),
+        (a) => (reply, before) => {
+          if (reply.status !== 201) return [];
+          const own = columnOf(before, table, a.siteId, 'id').length;
+          const count = reply.json<{ batchjob?: { row_count?: unknown } }>().batchjob?.row_count;
+          return count === own ? [] : [`exported ${String(count)} rows, A has ${own} ${table}`];
+        },
+      ),
+    ]),
+  ),
+  // A's own setting (already on): B's site row stays as it was.
+  'PUT /webhooks/settings.json': custom("A's own setting", 'PUT /webhooks/settings.json', [200], () => ({
+    body: { webhooks_enabled: true },
+  })),
+  // Routes naming B's records in the path whose bodies must be well formed for the lookup to be reached.
+  'POST /coupons/:id/codes.json': namingBWith('POST /coupons/:id/codes.json', () => ({ body: { codes: ['ANEWSUB'] } })),
+  'PUT /coupons/:id/codes.json': namingBWith('PUT /coupons/:id/codes.json', () => ({ body: { codes: ['ANEWSUB'] } })),
+  'POST /products/:id/price_points.json': namingBWith('POST /products/:id/price_points.json', () => ({
+    body: { price_point: { name: 'X', handle: 'x-tier', price_in_cents: 100, interval: 1, interval_unit: 'month' } },
+  })),
+  'POST /products/:id/price_points/bulk.json': namingBWith('POST /products/:id/price_points/bulk.json', () => ({
+    body: {
+      price_points: [{ name: 'X', handle: 'x-bulk', price_in_cents: 100, interval: 1, interval_unit: 'month' }],
+    },
+  })),
+  'PUT /products/:id/price_points/:price_point_id.json': namingBWith(
+    'PUT /products/:id/price_points/:price_point_id.json',
+    () => ({ body: { price_point: { name: 'Renamed' } } }),
+  ),
+  'PUT /reason_codes/:id.json': namingBWith('PUT /reason_codes/:id.json', () => ({
+    body: { reason_code: { description: 'changed' } },
+  })),
+  'POST /subscriptions/:id/prepayments.json': namingBWith('POST /subscriptions/:id/prepayments.json', () => ({
+    body: { prepayment: { amount: '1.00', memo: 'm', details: 'd', method: 'check' } },
+  })),
+  'POST /subscriptions/:id/prepayments/:prepayment_id/refunds.json': namingBWith(
+    'POST /subscriptions/:id/prepayments/:prepayment_id/refunds.json',
+    () => ({ body: { refund: { amount: '1.00', memo: 'm', external: true } } }),
+  ),
+  'POST /subscriptions/:id/service_credits.json': namingBWith('POST /subscriptions/:id/service_credits.json', () => ({
+    body: { service_credit: { amount: '1.00', memo: 'm' } },
+  })),
+  'POST /subscriptions/:id/service_credit_deductions.json': namingBWith(
+    'POST /subscriptions/:id/service_credit_deductions.json',
+    () => ({ body: { deduction: { amount: '1.00', memo: 'm' } } }),
+  ),
+  'POST /subscriptions/:id/add_coupon.json': namingBWith('POST /subscriptions/:id/add_coupon.json', (b) => ({
+    body: { codes: [b.couponCode] },
+  })),
+  'DELETE /subscriptions/:id/remove_coupon.json': namingBWith('DELETE /subscriptions/:id/remove_coupon.json', (b) => ({
+    query: { coupon_code: b.couponCode },
+  })),
+  'PUT /subscriptions/:id/override.json': namingBWith('PUT /subscriptions/:id/override.json', () => ({
+    body: { subscription: { cancellation_message: 'overridden' } },
+  })),
+  'POST /subscriptions/:id/renewals/preview.json': namingBWith('POST /subscriptions/:id/renewals/preview.json', () => ({
+    body: {},
+  })),
   // Clears A's own test data: B's must stay. Run last (see the ordering below).
   'POST /sites/clear_data.json': custom('clears only A', 'POST /sites/clear_data.json', [200], () => ({}), 'last'),
   ...Object.fromEntries(
@@ -451,6 +683,64 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
 
 /** Extra cases: A's own record in the path, B's in another place (a nested id, the body, the query). */
 const MIXED: readonly CaseBuilder[] = [
+  ownWith("A's product, B's price point", 'GET /products/:id/price_points/:price_point_id.json', [404], (b) => ({
+    params: { price_point_id: String(extrasOf(b).pricePointId) },
+  })),
+  ownWith("A's product, B's price point", 'PUT /products/:id/price_points/:price_point_id.json', [404], (b) => ({
+    params: { price_point_id: String(extrasOf(b).pricePointId) },
+    body: { price_point: { name: 'Renamed' } },
+  })),
+  ownWith("A's product, B's price point", 'DELETE /products/:id/price_points/:price_point_id.json', [404], (b) => ({
+    params: { price_point_id: String(extrasOf(b).pricePointId) },
+  })),
+  ownWith(
+    "A's product, B's price point",
+    'PATCH /products/:id/price_points/:price_point_id/default.json',
+    [404],
+    (b) => ({ params: { price_point_id: String(extrasOf(b).pricePointId) } }),
+  ),
+  ownWith("A's coupon, B's subcode", 'DELETE /coupons/:id/codes/:subcode.json', [404], (b) => ({
+    params: { subcode: extrasOf(b).subcode },
+  })),
+  ownWith("A's family, B's coupon", 'GET /product_families/:fid/coupons/:id/usage.json', [404], (b) => ({
+    params: { id: String(b.couponId) },
+  })),
+  ownWith(
+    "A's subscription, B's prepayment",
+    'POST /subscriptions/:id/prepayments/:prepayment_id/refunds.json',
+    [404],
+    (b) => ({
+      params: { prepayment_id: String(extrasOf(b).prepaymentId) },
+      body: { refund: { amount: '1.00', memo: 'm', external: true } },
+    }),
+  ),
+  ownWith(
+    "A's subscription, B's payment profile",
+    'POST /subscriptions/:id/payment_profiles/:payment_profile_id/change_payment_profile.json',
+    [404],
+    (b) => ({ params: { payment_profile_id: String(b.paymentProfileId) } }),
+  ),
+  ownWith(
+    "A's subscription, B's payment profile",
+    'DELETE /subscriptions/:id/payment_profiles/:payment_profile_id.json',
+    [404],
+    (b) => ({ params: { payment_profile_id: String(b.paymentProfileId) } }),
+  ),
+  ownWith("A's subscription, B's coupon code", 'POST /subscriptions/:id/add_coupon.json', REFUSED, (b) => ({
+    body: { codes: [b.couponCode] },
+  })),
+  ownWith("A's subscription, B's subcode", 'POST /subscriptions/:id/add_coupon.json', REFUSED, (b) => ({
+    body: { codes: [extrasOf(b).subcode] },
+  })),
+  ownWith("A's subscription, B's coupon code", 'DELETE /subscriptions/:id/remove_coupon.json', REFUSED, (b) => ({
+    query: { coupon_code: b.couponCode },
+  })),
+  ownWith("B's export id as A's", 'GET /api_exports/subscriptions/:batch_id/rows.json', [404], (b) => ({
+    params: { batch_id: String(extrasOf(b).subscriptionExportId) },
+  })),
+  ownWith("B's reason code on A's cancel", 'DELETE /subscriptions/:id.json', REFUSED, (b) => ({
+    body: { subscription: { reason_code: extrasOf(b).reasonCode } },
+  })),
   custom("A's subscription, B's component", 'POST /subscriptions/:id/components/:cid/allocations.json', [404], (b) => ({
     params: { cid: String(b.seatsId) },
     body: { allocation: { quantity: 1 } },
@@ -921,8 +1211,7 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
 
   it("A's key on A's host naming B's records: 404 (or a 422 for a body), nothing of B's shown, nothing changed", async () => {
     const f = http();
-    const a = await seedSiteWorld(f, 'acme');
-    const b = await seedSiteWorld(f, 'globex');
+    const [a, b] = await seedBoth(f);
     if (f.databaseFile === undefined) throw new Error('sqlite-file fixture expected');
     const dumper = openDatabaseDumper(f.databaseFile);
     const routes = appRoutes(f.app);
@@ -953,8 +1242,7 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
 
   it("a site's key on the other site's host: 401 on every main-API route, nothing read, nothing changed", async () => {
     const f = http();
-    const a = await seedSiteWorld(f, 'acme');
-    const b = await seedSiteWorld(f, 'globex');
+    const [a, b] = await seedBoth(f);
     if (f.databaseFile === undefined) throw new Error('sqlite-file fixture expected');
     const dumper = openDatabaseDumper(f.databaseFile);
     // The main API: every route behind the key middleware (not the public routes, and not the direct-post
@@ -977,7 +1265,8 @@ describe('isolation matrix: every route, site A with site B’s ids', () => {
           [b, a],
         ] as const) {
           // The owner's own ids and a well-formed body, sent to the owner's host with the intruder's key.
-          const t = template(route.key, owner);
+          const own = template(route.key, owner);
+          const t = { ...own, params: { ...extraParams(route.key, owner), ...own.params } };
           const request = apiRequest(f, owner, route.key, t, { kind: 'valid' }, { apiKey: intruder.apiKey });
           const reply = await f.raw(request);
           const label = `${describeRequest(request)} with ${intruder.site}'s key\n→ ${reply.status} ${reply.text}`;
