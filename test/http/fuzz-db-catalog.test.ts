@@ -16,6 +16,8 @@ const FAMILIES: readonly (readonly [family: string, seed: number, runs: number])
   ['metafields', 5204, 40],
   ['notes', 5205, 60],
   ['webhooks', 5206, 50],
+  ['pricePoints', 5207, 50],
+  ['reasonCodes', 5208, 50],
 ];
 
 describe('fuzz: malformed catalog-side requests never 5xx and change nothing when refused', () => {

@@ -18,6 +18,9 @@ const FAMILIES: readonly (readonly [family: string, seed: number, runs: number])
   ['allocations', 5105, 50],
   ['ledger', 5106, 60],
   ['site', 5107, 80],
+  ['paymentProfiles', 5108, 50],
+  ['accounts', 5109, 50],
+  ['couponRemoval', 5110, 40],
 ];
 
 describe('fuzz: malformed subscription-side requests never 5xx and change nothing when refused', () => {

@@ -100,6 +100,20 @@ const productAndDate = (w: SiteWorld) => ({
   subscription: { product_handle: w.otherProductHandle, next_billing_at: '2026-02-25' },
 });
 
+const pricePoint = (w: SiteWorld) => ({
+  name: `${w.marker} fuzz price point`,
+  handle: `${w.marker}-fuzz-pp`,
+  price_in_cents: 2500,
+  interval: 3,
+  interval_unit: 'month',
+  trial_price_in_cents: 0,
+  trial_interval: 7,
+  trial_interval_unit: 'day',
+  initial_charge_in_cents: 100,
+  expiration_interval: 12,
+  expiration_interval_unit: 'month',
+});
+
 /** The main-API route families: route key → well-formed request on a world. */
 export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Builder>>>> = {
   subscriptions: {
@@ -150,13 +164,78 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /payment_profiles/:id.json': () => ({
       body: { payment_profile: { ...CARD, first_name: 'Card', last_name: 'Holder', billing_zip: '10001' } },
     }),
+    'PUT /subscriptions/:id/override.json': () => ({
+      body: {
+        subscription: {
+          activated_at: '2026-01-01T00:00:00Z',
+          cancellation_message: 'overridden',
+        },
+      },
+    }),
+    // Adds a code beside the subscription's; the deprecated `?code=` form is the mutation's to try.
+    'POST /subscriptions/:id/add_coupon.json': (w) => ({ body: { codes: [w.couponSubcode] } }),
+  },
+  // Payment profiles: `:payment_profile_id` is the customer's second card (not the default).
+  paymentProfiles: {
+    'POST /payment_profiles.json': (w) => ({
+      body: {
+        payment_profile: {
+          customer_id: w.customerId,
+          ...CARD,
+          first_name: 'Card',
+          last_name: 'Holder',
+          billing_address: '1 Main St',
+          billing_city: 'Town',
+          billing_state: 'NY',
+          billing_zip: '10001',
+          billing_country: 'US',
+        },
+      },
+    }),
+    'GET /payment_profiles.json': (w) => ({ query: { customer_id: String(w.customerId), page: '1', per_page: '20' } }),
+    'GET /payment_profiles/:id.json': () => ({}),
+    // In this order on the first run: the second card becomes the default, the first (no longer in
+    // use) is deleted from the subscription, and deleting the default in use is the service's to refuse.
+    'POST /subscriptions/:id/payment_profiles/:payment_profile_id/change_payment_profile.json': () => ({}),
+    'DELETE /subscriptions/:id/payment_profiles/:payment_profile_id.json': (w) => ({
+      params: { payment_profile_id: String(w.paymentProfileId) },
+    }),
+    'DELETE /payment_profiles/:id.json': (w) => ({ params: { id: String(w.otherPaymentProfileId) } }),
+  },
+  // Prepayments, service credits, account balances and exports.
+  accounts: {
+    'GET /subscriptions/:id/account_balances.json': () => ({}),
+    'POST /subscriptions/:id/prepayments.json': () => ({
+      body: {
+        prepayment: { amount: '5.00', memo: 'Prepaid', details: 'Check 12', method: 'check' },
+        uniqueness_token: 'fuzz-prepayment',
+      },
+    }),
+    'GET /subscriptions/:id/prepayments.json': () => ({
+      query: { page: '1', per_page: '20', filter: { date_field: 'created_at', start_date: '2026-01-01' } },
+    }),
+    'POST /subscriptions/:id/prepayments/:prepayment_id/refunds.json': () => ({
+      body: { refund: { amount: '1.00', memo: 'Back', external: true }, uniqueness_token: 'fuzz-prepayment-refund' },
+    }),
+    'POST /subscriptions/:id/service_credits.json': () => ({
+      body: { service_credit: { amount: '2.00', memo: 'Outage' }, uniqueness_token: 'fuzz-service-credit' },
+    }),
+    'POST /subscriptions/:id/service_credit_deductions.json': () => ({
+      body: { deduction: { amount_in_cents: 50, memo: 'Correction' }, uniqueness_token: 'fuzz-deduction' },
+    }),
+    'POST /api_exports/subscriptions.json': () => ({}),
+    'POST /api_exports/invoices.json': () => ({}),
+    'GET /api_exports/subscriptions/:batch_id.json': () => ({}),
+    'GET /api_exports/invoices/:batch_id.json': () => ({}),
+    'GET /api_exports/subscriptions/:batch_id/rows.json': () => ({ query: { page: '1', per_page: '50' } }),
+    'GET /api_exports/invoices/:batch_id/rows.json': () => ({ query: { page: '1', per_page: '50' } }),
   },
   lifecycle: {
-    'DELETE /subscriptions/:id.json': () => ({
-      body: { subscription: { cancellation_message: 'bye', reason_code: 'r1', cancel_at_end_of_period: '0' } },
+    'DELETE /subscriptions/:id.json': (w) => ({
+      body: { subscription: { cancellation_message: 'bye', reason_code: w.reasonCode, cancel_at_end_of_period: '0' } },
     }),
-    'POST /subscriptions/:id/delayed_cancel.json': () => ({
-      body: { subscription: { cancellation_message: 'later', reason_code: 'r2' } },
+    'POST /subscriptions/:id/delayed_cancel.json': (w) => ({
+      body: { subscription: { cancellation_message: 'later', reason_code: w.reasonCode } },
     }),
     'DELETE /subscriptions/:id/delayed_cancel.json': () => ({}),
     'PUT /subscriptions/:id/reactivate.json': () => ({
@@ -171,6 +250,11 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /subscriptions/:id/retry.json': () => ({}),
     // Ends a trial now (a 422 unless trialing); the SDK's body is read and ignored.
     'PUT /subscriptions/:id/activate.json': () => ({ body: { revert_on_failure: true } }),
+    // Stops dunning (a 422 unless past due); the SDK posts it, a PUT is taken the same way.
+    'POST /subscriptions/:id/cancel_dunning.json': () => ({}),
+    'PUT /subscriptions/:id/cancel_dunning.json': () => ({}),
+    // Other components than the subscription's are refused; an empty list is the subscription's own.
+    'POST /subscriptions/:id/renewals/preview.json': () => ({ body: { components: [] } }),
   },
   migrations: {
     'POST /subscriptions/:id/migrations.json': (w) => ({
@@ -252,6 +336,60 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'GET /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) } }),
     'PUT /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) }, body: coupon(w) }),
     'DELETE /product_families/:fid/coupons/:id.json': (w) => ({ params: { id: String(w.couponId) } }),
+    'GET /product_families/:fid/coupons/:id/usage.json': (w) => ({ params: { id: String(w.couponId) } }),
+    // Subcodes: one new, one the coupon already has (a duplicate), one not a valid code.
+    'POST /coupons/:id/codes.json': (w) => ({
+      body: { codes: [`${w.marker.toUpperCase()}NEW`, w.couponSubcode, 'bad code!'] },
+    }),
+    'PUT /coupons/:id/codes.json': (w) => ({ body: { codes: [w.couponSubcode, `${w.marker.toUpperCase()}SUB2`] } }),
+    'GET /coupons/:id/codes.json': () => ({ query: { page: '1', per_page: '10' } }),
+    'DELETE /coupons/:id/codes/:subcode.json': () => ({}),
+  },
+  // Price points of products (`:id` is the product, `:price_point_id` the world's catalog price point).
+  pricePoints: {
+    'POST /products/:id/price_points.json': (w) => ({ body: { price_point: pricePoint(w) } }),
+    'POST /products/:id/price_points/bulk.json': (w) => ({
+      body: {
+        price_points: [
+          { ...pricePoint(w), handle: `${w.marker}-fuzz-pp-a` },
+          {
+            ...pricePoint(w),
+            name: `${w.marker} fuzz weekly`,
+            handle: `${w.marker}-fuzz-pp-b`,
+            interval: 7,
+            interval_unit: 'day',
+          },
+        ],
+      },
+    }),
+    'GET /products/:id/price_points.json': () => ({
+      query: { archived: 'true', filter: { type: 'catalog,default' }, page: '1', per_page: '20' },
+    }),
+    'GET /products_price_points.json': () => ({
+      query: {
+        direction: 'asc',
+        // The date filters are refused as not served yet (a 422); the mutations may add them.
+        filter: { type: 'catalog' },
+        page: '1',
+        per_page: '20',
+      },
+    }),
+    'GET /products/:id/price_points/:price_point_id.json': () => ({}),
+    'PUT /products/:id/price_points/:price_point_id.json': (w) => ({
+      body: { price_point: { name: `${w.marker} renamed pp`, price_in_cents: 9500 } },
+    }),
+    'DELETE /products/:id/price_points/:price_point_id.json': () => ({}),
+    'PATCH /products/:id/price_points/:price_point_id/unarchive.json': () => ({}),
+    'PATCH /products/:id/price_points/:price_point_id/default.json': () => ({}),
+  },
+  reasonCodes: {
+    'POST /reason_codes.json': (w) => ({
+      body: { reason_code: { code: `${w.marker}-fuzz-rc`, description: 'Too expensive', position: 2 } },
+    }),
+    'GET /reason_codes.json': () => ({ query: { page: '1', per_page: '10' } }),
+    'GET /reason_codes/:id.json': () => ({}),
+    'PUT /reason_codes/:id.json': () => ({ body: { reason_code: { description: 'Renamed reason', position: 1 } } }),
+    'DELETE /reason_codes/:id.json': () => ({}),
   },
   metafields: Object.fromEntries(
     (['customers', 'subscriptions'] as const).flatMap((resource) => {
@@ -407,6 +545,7 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
       },
     }),
     'POST /webhooks/replay.json': (w) => ({ body: { ids: [w.webhookId] } }),
+    'PUT /webhooks/settings.json': () => ({ body: { webhooks_enabled: true } }),
   },
   site: {
     'GET /calls/:id.json': () => ({}),
@@ -442,6 +581,23 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
       body: { void: { reason: 'Duplicate' } },
     }),
     'POST /invoices/:uid/reopen.json': (w) => ({ params: { uid: w.openInvoiceUid } }),
+    // One external payment over two invoices (the second is paid already: the service's answer decides).
+    'POST /invoices/payments.json': (w) => ({
+      body: {
+        payment: {
+          amount: '0.60',
+          memo: 'Wire 9',
+          method: 'check',
+          details: 'ref 9',
+          applications: [
+            { invoice_uid: w.openInvoiceUid, amount: '0.50' },
+            { invoice_uid: w.invoiceUid, amount: '0.10' },
+          ],
+        },
+      },
+    }),
+    'POST /invoices/:uid/customer_information/preview.json': (w) => ({ params: { uid: w.openInvoiceUid } }),
+    'PUT /invoices/:uid/customer_information.json': (w) => ({ params: { uid: w.openInvoiceUid } }),
     // Nothing is ever a draft here, so a 422; the body is read all the same.
     'POST /invoices/:uid/issue.json': () => ({ body: { on_failed_payment: 'leave_open_invoice' } }),
     'GET /credit_notes.json': (w) => ({
@@ -477,6 +633,12 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     }),
     'GET /events/count.json': () => ({ query: { filter: ['signup_success', 'payment_success'], since_id: '1' } }),
     'GET /subscriptions/:id/events.json': () => ({ query: { direction: 'desc', per_page: '5' } }),
+  },
+  // Alone, on a world whose subscriptions have no coupon, so every answer is a refusal: a removal
+  // that succeeds answers the service's plain-text sentence, which the runner's judge (JSON on
+  // every success) does not take. The success is checked in subscription-coupon-routes.test.ts.
+  couponRemoval: {
+    'DELETE /subscriptions/:id/remove_coupon.json': (w) => ({ query: { coupon_code: w.couponCode } }),
   },
 };
 

@@ -41,6 +41,20 @@ export interface SiteWorld {
   readonly loneCustomerId: number;
   readonly subscriptionId: number;
   readonly paymentProfileId: number;
+  /** A second card of the customer, not the subscription's default (a change-default or delete target). */
+  readonly otherPaymentProfileId: number;
+  /** A catalog price point of the product (not its default). */
+  readonly pricePointId: number;
+  readonly reasonCodeId: number;
+  /** The code of that reason code (a site with reason codes takes only its own in cancellations). */
+  readonly reasonCode: string;
+  /** A subcode of the coupon. */
+  readonly couponSubcode: string;
+  /** A prepayment of the subscription (refundable). */
+  readonly prepaymentId: number;
+  /** The batch ids of a subscriptions export and of an invoices export. */
+  readonly subscriptionsExportId: number;
+  readonly invoicesExportId: number;
   readonly signupPaymentId: number;
   readonly referralCode: string;
   readonly noteId: number;
@@ -166,12 +180,40 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
   const signupInvoice = (await h.invoices.list({ subscriptionId })).invoices.find((i) => i.role === 'signup');
   if (signupInvoice === undefined) throw new Error(`${site}: the seeded signup issued no invoice`);
   const { creditNote } = await h.invoices.refund(signupInvoice.uid, { amountInCents: 100, memo: `${m} refund memo` });
+  // Before the open invoice, so that the prepayment pays nothing of it (the invoice stays unpaid).
+  const prepayment = await h.accounts.createPrepayment(subscriptionId, {
+    amount: '20.00',
+    memo: `${m} prepayment memo`,
+    details: `${m} check 7`,
+    method: 'check',
+  });
   const openInvoice = await h.invoices.createAdhoc(subscriptionId, {
     lineItems: [{ title: `${m} consulting`, description: `${m} ad hoc line`, quantity: '2', unitPriceInCents: 2500 }],
     memo: `${m} ad hoc memo`,
   });
   const [statement] = await h.invoices.statements(subscriptionId);
   if (statement === undefined) throw new Error(`${site}: the seeded subscription has no statement`);
+  // The records of the price point, reason code, subcode, prepayment, payment profile and export routes.
+  const pricePoint = await h.pricePoints.createProductPricePoint(product.product.id, {
+    name: `${m} Annual`,
+    handle: `${m}-annual`,
+    priceInCents: 9000,
+    interval: 12,
+    intervalUnit: 'month',
+  });
+  const reasonCode = await h.reasonCodes.create({ code: `${m}-rc`, description: `${m} reason` });
+  const couponSubcode = `${m.toUpperCase()}SUB1`;
+  await h.coupons.createSubcodes(coupon.id, [couponSubcode]);
+  const otherProfile = await h.paymentProfiles.create({
+    customerId: view.customer.id,
+    fullNumber: '4222222222222',
+    expirationMonth: 11,
+    expirationYear: 2031,
+    firstName: `${m}Card`,
+    lastName: `${m}Holder`,
+  });
+  const subscriptionsExport = await h.exports.exportSubscriptions();
+  const invoicesExport = await h.exports.exportInvoices();
   const [webhook] = await h.webhooks.list({});
   if (webhook === undefined) throw new Error(`${site}: seeding made no webhook`);
   // A recorded direct-post call: a signed signup for a product that does not exist (a failure is a call too).
@@ -216,6 +258,14 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
     loneCustomerId: lone.id,
     subscriptionId,
     paymentProfileId: view.paymentProfile.id,
+    otherPaymentProfileId: otherProfile.id,
+    pricePointId: pricePoint.pricePoint.id,
+    reasonCodeId: reasonCode.id,
+    reasonCode: reasonCode.code,
+    couponSubcode,
+    prepaymentId: prepayment.entry.id,
+    subscriptionsExportId: subscriptionsExport.id,
+    invoicesExportId: invoicesExport.id,
     signupPaymentId: view.subscription.signupPaymentId,
     referralCode,
     noteId: note.id,
@@ -267,6 +317,7 @@ export function pathValues(w: SiteWorld, plain: string, overrides: Readonly<Reco
     calls: w.callId,
     update_payment: w.subscriptionId,
     statements: w.statementId,
+    reason_codes: w.reasonCodeId,
   };
   const documentUid = first === 'credit_notes' ? w.creditNoteUid : w.invoiceUid;
   // `/invoices/:uid` and `/credit_notes/:uid` without `.json` are the documents' PDFs (`{uid}.pdf`).
@@ -282,6 +333,11 @@ export function pathValues(w: SiteWorld, plain: string, overrides: Readonly<Reco
     cid: String(w.seatsId),
     fid: String(w.familyId),
     note_id: String(w.noteId),
+    payment_profile_id: String(w.otherPaymentProfileId),
+    price_point_id: String(w.pricePointId),
+    subcode: w.couponSubcode,
+    prepayment_id: String(w.prepaymentId),
+    batch_id: String(plain.startsWith('/api_exports/invoices/') ? w.invoicesExportId : w.subscriptionsExportId),
     handle: w.productHandle,
     token: w.cardUpdatePath.split('/')[3] ?? '',
     customerId: customerId ?? '',
