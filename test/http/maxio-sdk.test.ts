@@ -9,7 +9,6 @@ import {
   PricingScheme,
   ProductFamiliesController,
   ProductsController,
-  ResponseValidationError,
   SubscriptionComponentsController,
   SubscriptionStateFilter,
   SubscriptionStatusController,
@@ -21,7 +20,7 @@ import {
 import { type BillingEngine, createBillingEngine } from 'billing-engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK (6.1.0) against our server in `chargify` compat: every call goes over
@@ -31,19 +30,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture, key = f.keys.acme): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: key });
-}
-
-/** Runs an SDK call; a ResponseValidationError fails with the SDK's own path and message. */
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) {
-      throw new Error(`SDK could not parse our response: ${error.message}`);
-    }
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 /** A family and a 10.00-a-month product created through the SDK. */

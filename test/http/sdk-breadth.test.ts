@@ -11,7 +11,6 @@ import {
   PricingScheme,
   ProductFamiliesController,
   ProductsController,
-  ResponseValidationError,
   SitesController,
   SortingDirection,
   SubscriptionStatusController,
@@ -19,7 +18,7 @@ import {
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK (6.1.0) driving this round's endpoints against the server in `chargify`
@@ -30,17 +29,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-/** Runs an SDK call; a ResponseValidationError fails with the SDK's own path and message. */
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 /** The status of an SDK call that is expected to fail. */

@@ -1,7 +1,7 @@
-import { APIExportsController, ApiError, type Client, ResponseValidationError } from '@maxio-com/advanced-billing-sdk';
+import { APIExportsController, ApiError, type Client } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, signupBody, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * Exports of subscriptions and invoices through the official Maxio SDK in `chargify` compat: a job
@@ -10,16 +10,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture, site: 'acme' | 'globex' = 'acme'): Client {
   return maxioClient({ port: f.port, site, apiKey: f.keys[site] });
-}
-
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 async function status(call: Promise<unknown>): Promise<number> {

@@ -1,13 +1,7 @@
-import {
-  ApiError,
-  type Client,
-  InvoicePaymentMethodType,
-  InvoicesController,
-  ResponseValidationError,
-} from '@maxio-com/advanced-billing-sdk';
+import { type Client, InvoicePaymentMethodType, InvoicesController } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, signupBody, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * Invoice leftovers driven by the official Maxio SDK in `chargify` compat: one external payment
@@ -17,16 +11,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 /** A subscription with two open invoices (delayed charges of 3.00 and 4.50). */

@@ -8,11 +8,10 @@ import {
   InvoicePaymentType,
   InvoiceStatus,
   InvoicesController,
-  ResponseValidationError,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 import { subscribeOverHttp } from './support/subscribe.js';
 
 /**
@@ -23,17 +22,6 @@ import { subscribeOverHttp } from './support/subscribe.js';
 
 function client(f: HttpFixture): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-/** Runs an SDK call; a ResponseValidationError fails with the SDK's own path and message. */
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-compat server', () => {

@@ -7,13 +7,12 @@ import {
   ProductFamiliesController,
   ProductPricePointsController,
   ProductsController,
-  ResponseValidationError,
   SubscriptionProductsController,
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK driving the product price point endpoints against the server in
@@ -22,16 +21,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 async function failure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {

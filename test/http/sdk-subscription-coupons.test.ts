@@ -5,13 +5,12 @@ import {
   IntervalUnit,
   ProductFamiliesController,
   ProductsController,
-  ResponseValidationError,
   SubscriptionAddCouponError,
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient } from './support/maxio-sdk.js';
+import { maxioClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK adding and removing a live subscription's coupons
@@ -21,17 +20,6 @@ import { maxioClient } from './support/maxio-sdk.js';
 
 function client(f: HttpFixture): Client {
   return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-/** Runs an SDK call; a ResponseValidationError fails with the SDK's own path and message. */
-async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
-  try {
-    return (await call).result;
-  } catch (error) {
-    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
-    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
-    throw error;
-  }
 }
 
 /** The SDK error of a call that is expected to fail. */

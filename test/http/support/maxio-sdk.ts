@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Client, Environment } from '@maxio-com/advanced-billing-sdk';
+import { ApiError, Client, Environment, ResponseValidationError } from '@maxio-com/advanced-billing-sdk';
 
 /** The parts of an axios request config the redirecting adapter touches. */
 interface AdapterConfig {
@@ -61,4 +61,18 @@ export function maxioClient(options: MaxioClientOptions): Client {
       },
     },
   });
+}
+
+/**
+ * The result of an SDK call. A failure is rethrown saying which it was: the SDK could not parse
+ * our answer (its schemas refused it), or the server answered an error status (with the body).
+ */
+export async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): Promise<T> {
+  try {
+    return (await call).result;
+  } catch (error) {
+    if (error instanceof ResponseValidationError) throw new Error(`SDK could not parse our response: ${error.message}`);
+    if (error instanceof ApiError) throw new Error(`SDK got ${error.statusCode}: ${String(error.body)}`);
+    throw error;
+  }
 }
