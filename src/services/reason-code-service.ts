@@ -129,8 +129,12 @@ export async function reasonCodeForCancellation(
   if (typeof reasonCode !== 'string') throw invalid('Reason code: must be a string.', 'reason_code');
   if (reasonCode.trim() === '') return null;
   const found = await tx.reasonCodes.findByCode(siteId, reasonCode.trim());
-  if (!found) throw invalid(`Reason code: '${reasonCode}' is not a reason code of this site.`, 'reason_code');
-  return found.code;
+  if (found) return found.code;
+  // A site that keeps no reason codes takes the code as the client's own text, as it did before
+  // reason codes existed; once it keeps some, a cancellation must name one of them.
+  const kept = await tx.reasonCodes.list(siteId, { page: 1, perPage: 1 });
+  if (kept.length === 0) return reasonCode.trim();
+  throw invalid(`Reason code: '${reasonCode}' is not a reason code of this site.`, 'reason_code');
 }
 
 /** The highest position in use, or 0 when the site has no codes. */

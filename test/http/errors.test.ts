@@ -210,10 +210,11 @@ describe('HTTP errors', () => {
 });
 
 describe('HTTP errors: unexpected failures', () => {
+  // The app authenticates the key, then takes the site's handle with `site()`: the handle fails.
   const failing = (engine: BillingEngine): BillingEngine => ({
     ...engine,
-    async authenticate(subdomain, apiKey) {
-      const site = await engine.authenticate(subdomain, apiKey);
+    site(subdomain) {
+      const site = engine.site(subdomain);
       const catalog: SiteHandle['catalog'] = {
         ...site.catalog,
         listFamilies: () => Promise.reject(new TypeError('cannot read properties of undefined (secret detail)')),

@@ -148,9 +148,11 @@ describe('ops: one structured log line per request, never a secret', () => {
     // A site handle that fails the way a bug would, with a card number and a key in its message.
     const failing = {
       ...engine,
-      authenticate: async () => {
-        throw new Error(`boom near ${card} with ${apiKey}`);
-      },
+      sites: Object.assign(Object.create(engine.sites), {
+        authenticate: async () => {
+          throw new Error(`boom near ${card} with ${apiKey}`);
+        },
+      }),
     };
     const app = createHttpApp({ engine: failing, rateLimit: false, ops: { logger } });
     const reply = await app.request('/product_families.json', {

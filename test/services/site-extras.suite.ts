@@ -117,6 +117,15 @@ export function siteExtrasSuite(harness: StorageHarness): void {
         const plain = (await subscribe()).subscription;
         expect((await acme.subscriptions.cancel(plain.id, { reasonCode: '' })).subscription.state).toBe('cancelled');
       });
+
+      it('takes any reason code as the client’s own text on a site that keeps none', async () => {
+        const f = fixture();
+        const { acme, subscribe } = await setup(f);
+        const sub = (await subscribe()).subscription;
+        const canceled = await acme.subscriptions.cancel(sub.id, { reasonCode: ' price ' });
+        expect(canceled.subscription.state).toBe('cancelled');
+        expect(canceled.subscription.data.reasonCode).toBe('price');
+      });
     });
 
     describe('coupon subcodes and usage', () => {
