@@ -16,9 +16,9 @@ import {
   productTerms,
   sameTerms,
 } from './catalog-service.js';
+import type { CommandDeps } from './command-runner.js';
 import { runCommand } from './command-runner.js';
 import { loadSite } from './site-lookup.js';
-import type { SubscriptionDeps } from './subscription-service.js';
 
 /**
  * Input of a product price point. On create `name`, `priceInCents`, `interval` and `intervalUnit`
@@ -82,14 +82,14 @@ const HANDLE_MESSAGE =
  * has one `default` price point, whose current version is the product's current version.
  */
 export class PricePointService {
-  readonly #deps: SubscriptionDeps;
+  readonly #deps: CommandDeps;
 
-  constructor(deps: SubscriptionDeps) {
+  constructor(deps: CommandDeps) {
     this.#deps = deps;
   }
 
   /** The storage, clock and gateway the commands run on. */
-  protected get deps(): SubscriptionDeps {
+  protected get deps(): CommandDeps {
     return this.#deps;
   }
 
