@@ -8,14 +8,13 @@
  */
 
 import Ajv, { type ValidateFunction } from 'ajv';
-import { ManualClock } from 'billing-engine';
 import { runGatewayContract } from 'billing-engine/testing';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStripeGateway } from '../../gateways/stripe/index.js';
-import { type LoggedResponse, startFakeStripe } from '../support/fake-stripe/fake-stripe.js';
+import { stripeContractSubject } from '../support/fake-stripe/contract-subject.js';
+import type { LoggedResponse } from '../support/fake-stripe/fake-stripe.js';
 import stripeSchemas from '../support/fake-stripe/schemas.json' with { type: 'json' };
 
-const INTENTS = /^POST \/v1\/payment_intents$/;
+const _INTENTS = /^POST \/v1\/payment_intents$/;
 
 /**
  * OpenAPI 3.0's `nullable: true` as JSON Schema: the schema, or null. (Ajv's own `nullable` needs
@@ -97,43 +96,7 @@ runGatewayContract(
   {
     name: 'Stripe gateway over the local fake, every answer validated against Stripe’s OpenAPI schema',
     idempotentRefunds: true,
-    async create() {
-      const fake = await startFakeStripe();
-      const clock = new ManualClock('2026-03-01T00:00:00Z');
-      const gateway = createStripeGateway({
-        apiKey: 'sk_test_schema',
-        stripeConfig: { ...fake.stripeConfig, timeout: 5000 },
-        clock,
-      });
-      return {
-        gateway,
-        async vault(card) {
-          const attached = await gateway.attachPaymentMethod(
-            card === 'needs_authentication' ? 'pm_card_authenticationRequired' : 'pm_card_visa',
-          );
-          const vaultToken = card === 'declines' ? 'pm_card_chargeDeclined' : attached.vault_token;
-          return { vaultToken, customerVaultToken: attached.customer_vault_token };
-        },
-        inject(fault) {
-          if (fault === 'error') fake.failNext({ route: INTENTS, status: 429 });
-          else if (fault === 'lost_after_charge') fake.dropAfterExecuting({ route: INTENTS, times: 100 });
-          else fake.dropBeforeExecuting({ route: INTENTS, times: 100 });
-        },
-        moneyTakenFor: (key) =>
-          [...fake.paymentIntents.values()].filter(
-            (i) => i.metadata.billing_engine_key === `billing-engine:${key}` && i.status === 'succeeded',
-          ).length,
-        async settle() {
-          fake.clearFaults();
-          fake.indexSearch();
-          clock.advance({ minutes: 11 });
-        },
-        async dispose() {
-          validate(fake.responses);
-          await fake.close();
-        },
-      };
-    },
+    create: () => stripeContractSubject((fake) => validate(fake.responses)),
   },
 );
 
