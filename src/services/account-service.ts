@@ -10,6 +10,7 @@ import type {
   TransactionRecord,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { optionalMemo, positiveInteger } from './input-fields.js';
 import { settleIfPaid } from './lifecycle-service.js';
 import { post } from './posting.js';
 import { loadSite } from './site-lookup.js';
@@ -390,7 +391,7 @@ export class AccountService {
       const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
       const errors = new ValidationCollector();
       const amount = readPositiveAmount(input, site, errors);
-      const memo = optionalText(input.memo, errors);
+      const memo = optionalMemo(input.memo, errors);
       if (CLOSED_STATES.includes(subscription.state))
         errors.add('This subscription is not eligible to accept credits.');
       errors.throwIfAny();
@@ -419,7 +420,7 @@ export class AccountService {
       const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
       const errors = new ValidationCollector();
       const amount = readPositiveAmount(input, site, errors);
-      const memo = optionalText(input.memo, errors);
+      const memo = optionalMemo(input.memo, errors);
       errors.throwIfAny();
       const before = await this.#state(ctx, site.id, subscription.id);
       if (amount! > before.serviceCreditInCents) throw invalid(OVER_DEDUCTION, 'amount');
@@ -497,30 +498,6 @@ function requiredText(value: unknown, label: string, attribute: string, errors: 
     return undefined;
   }
   return value.trim();
-}
-
-function optionalText(value: unknown, errors: ValidationCollector): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') {
-    errors.add('Memo: must be text.', 'memo');
-    return '';
-  }
-  return value.trim();
-}
-
-function positiveInteger(
-  value: number | string | undefined,
-  fallback: number,
-  label: string,
-  errors: ValidationCollector,
-): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
-    errors.add(`${label}: must be a positive integer.`);
-    return fallback;
-  }
-  return n;
 }
 
 /** The methods a site handle exposes (each takes the subdomain first). */

@@ -16,6 +16,7 @@ import type {
   TransactionType,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { optionalMemo, positiveInteger } from './input-fields.js';
 import { settleIfPaid } from './lifecycle-service.js';
 import {
   chargeAttempt,
@@ -828,31 +829,6 @@ function requiredMemo(memo: unknown, errors: ValidationCollector): string | unde
     return undefined;
   }
   return memo.trim();
-}
-
-/** An optional memo, trimmed; '' when absent. */
-function optionalMemo(memo: unknown, errors: ValidationCollector): string {
-  if (memo === undefined || memo === null) return '';
-  if (typeof memo !== 'string') {
-    errors.add('Memo: must be text.', 'memo');
-    return '';
-  }
-  return memo.trim();
-}
-
-function positiveInteger(
-  value: number | string | undefined,
-  fallback: number,
-  label: string,
-  errors: ValidationCollector,
-): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
-    errors.add(`${label}: must be a positive integer.`);
-    return fallback;
-  }
-  return n;
 }
 
 function optionalInteger(value: number | string | undefined, label: string, errors: ValidationCollector) {
