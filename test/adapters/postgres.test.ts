@@ -199,29 +199,27 @@ describe('postgres adapter specifics', () => {
   real('runs serializable transactions again after a serialization failure', async () => {
     const storage = await open();
     await storage.transaction((tx) => tx.sites.insert(siteFixture('seed')));
+    const meeting = twoWriters();
     let calls = 0;
-    let arrived = 0;
-    let release: () => void = () => {};
-    const bothRead = new Promise<void>((resolve) => {
-      release = resolve;
-    });
     // Write skew: each reads the sites, waits until the other has read too, then inserts. One of
     // the two cannot be serialised after the other and fails with 40001; the adapter reruns it.
-    const writer = (name: string) =>
-      storage.transaction(
-        async (tx) => {
-          calls += 1;
-          const count = (await tx.sites.list()).length;
-          arrived += 1;
-          if (arrived === 2) release();
-          await Promise.race([bothRead, sleep(2000)]);
-          return tx.sites.insert(siteFixture(`${name}-${count}`));
-        },
-        { isolation: 'serializable' },
+    // The rerun waits for the survivor to finish, so it sees its row and the outcome is fixed.
+    const writer = (name: 'a' | 'b') =>
+      meeting.run(name, (attempt) =>
+        storage.transaction(
+          async (tx) => {
+            calls += 1;
+            await attempt.beforeRead();
+            const count = (await tx.sites.list()).length;
+            await attempt.afterFirstStep();
+            return tx.sites.insert(siteFixture(`${name}-${count}`));
+          },
+          { isolation: 'serializable' },
+        ),
       );
     const created = await Promise.all([writer('a'), writer('b')]);
     expect(created).toHaveLength(2);
-    expect(calls).toBeGreaterThan(2);
+    expect(calls).toBe(3);
     const names = (await storage.transaction((tx) => tx.sites.list())).map((s) => s.subdomain).sort();
     expect(names.filter((n) => n.endsWith('-1'))).toHaveLength(1);
     expect(names.filter((n) => n.endsWith('-2'))).toHaveLength(1);
@@ -233,24 +231,25 @@ describe('postgres adapter specifics', () => {
       await tx.sites.insert(siteFixture('dl-a')),
       await tx.sites.insert(siteFixture('dl-b')),
     ]);
+    const meeting = twoWriters();
     let calls = 0;
-    let arrived = 0;
-    let release: () => void = () => {};
-    const bothLocked = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const writer = (first: number, second: number, name: string) =>
-      storage.transaction(async (tx) => {
-        calls += 1;
-        const one = await tx.sites.findById(first);
-        await tx.sites.updateAtVersion(first, one!.version, { name });
-        arrived += 1;
-        if (arrived === 2) release();
-        await Promise.race([bothLocked, sleep(3000)]);
-        const two = await tx.sites.findById(second);
-        return tx.sites.updateAtVersion(second, two!.version, { name });
-      });
-    const results = await Promise.all([writer(a!.id, b!.id, 'x'), writer(b!.id, a!.id, 'y')]);
+    // Each locks its first row, waits until the other holds its own, then asks for the other's:
+    // a deadlock, one is rolled back and rerun. The rerun waits for the survivor to commit, so its
+    // version reads are current and both of its updates match.
+    const writer = (name: 'x' | 'y', first: number, second: number) =>
+      meeting.run(name, (attempt) =>
+        storage.transaction(async (tx) => {
+          calls += 1;
+          await attempt.beforeRead();
+          const one = await tx.sites.findById(first);
+          const updatedOne = await tx.sites.updateAtVersion(first, one!.version, { name });
+          await attempt.afterFirstStep();
+          const two = await tx.sites.findById(second);
+          const updatedTwo = await tx.sites.updateAtVersion(second, two!.version, { name });
+          return updatedOne && updatedTwo;
+        }),
+      );
+    const results = await Promise.all([writer('x', a!.id, b!.id), writer('y', b!.id, a!.id)]);
     expect(results.every((r) => r !== undefined)).toBe(true);
     expect(calls).toBe(3);
     const stored = await storage.transaction(async (tx) => [
@@ -274,7 +273,8 @@ describe('postgres adapter specifics', () => {
           await tx.sites.list();
           arrived += 1;
           if (arrived === 2) release();
-          await Promise.race([bothRead, sleep(2000)]);
+          // No rerun here (one attempt), so both arrive exactly once: no timeout needed.
+          await bothRead;
           return tx.sites.insert(siteFixture(name));
         },
         { isolation: 'serializable' },
@@ -336,6 +336,45 @@ function causeCodes(error: unknown): string[] {
     if (typeof code === 'string') codes.push(code);
   }
   return codes;
+}
+
+/**
+ * Two concurrent writers meeting in the middle of their first attempts, without timeouts: a timeout
+ * on a loaded machine let one writer run past the other, and no conflict happened. A writer's
+ * rerun (after the storage rolled it back) first waits for the other writer to finish.
+ */
+function twoWriters<Name extends string>() {
+  const finished = new Map<Name, Promise<unknown>>();
+  let arrived = 0;
+  let release: () => void = () => {};
+  const bothThere = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    run<T>(
+      name: Name,
+      work: (attempt: { beforeRead(): Promise<void>; afterFirstStep(): Promise<void> }) => Promise<T>,
+    ): Promise<T> {
+      let attempts = 0;
+      let rerun = false;
+      const others = () => [...finished.entries()].filter(([other]) => other !== name).map(([, done]) => done);
+      const promise = work({
+        async beforeRead() {
+          attempts += 1;
+          rerun = attempts > 1;
+          if (rerun) await Promise.allSettled(others());
+        },
+        async afterFirstStep() {
+          if (rerun) return;
+          arrived += 1;
+          if (arrived === 2) release();
+          await bothThere;
+        },
+      });
+      finished.set(name, promise);
+      return promise;
+    },
+  };
 }
 
 function sleep(ms: number): Promise<void> {
