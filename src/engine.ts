@@ -28,7 +28,9 @@ import { PRICE_POINT_METHODS, PricePointService } from './services/price-point-s
 import { REASON_CODE_METHODS, ReasonCodeService } from './services/reason-code-service.js';
 import { ReferralService } from './services/referral-service.js';
 import { RenewalService, type RunDueOptions, type RunDueSummary } from './services/renewal-service.js';
+import { REPORT_METHODS, ReportService } from './services/report-service.js';
 import { SiteService } from './services/site-service.js';
+import { SUBSCRIPTION_ADMIN_METHODS, SubscriptionAdminService } from './services/subscription-admin-service.js';
 import { SUBSCRIPTION_COUPON_METHODS, SubscriptionCouponService } from './services/subscription-coupon-service.js';
 import { SUBSCRIPTION_METHODS, type SubscriptionDeps, SubscriptionService } from './services/subscription-service.js';
 import {
@@ -115,11 +117,14 @@ export interface SiteHandle {
   readonly accounts: Bound<AccountService, (typeof ACCOUNT_METHODS)[number]>;
   /** Asynchronous CSV exports. */
   readonly exports: Bound<ExportService, (typeof EXPORT_METHODS)[number]>;
+  /** Site statistics, MRR and site-wide lists of subscription data. */
+  readonly reports: Bound<ReportService, (typeof REPORT_METHODS)[number]>;
   /** Signup, reads, lifecycle, product changes and migrations. */
   readonly subscriptions: Bound<SubscriptionService, (typeof SUBSCRIPTION_METHODS)[number]> &
     Bound<LifecycleService, (typeof LIFECYCLE_METHODS)[number]> &
     Bound<MigrationService, (typeof MIGRATION_METHODS)[number]> &
-    Bound<SubscriptionCouponService, (typeof SUBSCRIPTION_COUPON_METHODS)[number]> & {
+    Bound<SubscriptionCouponService, (typeof SUBSCRIPTION_COUPON_METHODS)[number]> &
+    Bound<SubscriptionAdminService, (typeof SUBSCRIPTION_ADMIN_METHODS)[number]> & {
       previewMigration: Bound<MigrationService, 'preview'>['preview'];
     };
   /** One-time charges, adjustments, credits, external payments, refunds and the transaction list. */
@@ -231,6 +236,8 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const reasonCodes = new ReasonCodeService(deps);
   const accounts = new AccountService(deps);
   const exportService = new ExportService(deps);
+  const reports = new ReportService(deps);
+  const subscriptionAdmin = new SubscriptionAdminService(deps);
   const events = new EventService(deps);
   const referrals = new ReferralService(deps);
   const allocations = new AllocationService(deps);
@@ -277,11 +284,13 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       reasonCodes: bind(reasonCodes, subdomain, REASON_CODE_METHODS),
       accounts: bind(accounts, subdomain, ACCOUNT_METHODS),
       exports: bind(exportService, subdomain, EXPORT_METHODS),
+      reports: bind(reports, subdomain, REPORT_METHODS),
       subscriptions: {
         ...bind(subscriptions, subdomain, SUBSCRIPTION_METHODS),
         ...bind(lifecycle, subdomain, LIFECYCLE_METHODS),
         ...bind(migrations, subdomain, MIGRATION_METHODS),
         ...bind(subscriptionCoupons, subdomain, SUBSCRIPTION_COUPON_METHODS),
+        ...bind(subscriptionAdmin, subdomain, SUBSCRIPTION_ADMIN_METHODS),
         previewMigration: bind(migrations, subdomain, ['preview']).preview,
       },
       ledger: bind(ledger, subdomain, LEDGER_METHODS),

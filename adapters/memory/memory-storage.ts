@@ -17,6 +17,8 @@ import { memoryNotes } from './repositories/notes.js';
 import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
 import { memoryPricePoints } from './repositories/price-points.js';
+import { memoryPurge } from './repositories/purge.js';
+import { memoryReports } from './repositories/reports.js';
 import { memorySiteData } from './repositories/site-data.js';
 import { memoryCouponSubcodes, memoryReasonCodes } from './repositories/site-extras.js';
 import { memorySites } from './repositories/sites.js';
@@ -120,6 +122,12 @@ class MemoryTransaction implements StorageTransaction {
   }
   get exports() {
     return this.repository('exports', memoryExports);
+  }
+  get reports() {
+    return this.repository('reports', memoryReports);
+  }
+  get purge() {
+    return this.repository('purge', memoryPurge);
   }
 }
 

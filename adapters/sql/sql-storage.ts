@@ -31,6 +31,8 @@ import { createNotesRepository } from './repositories/notes.js';
 import { createOutboxRepository } from './repositories/outbox.js';
 import { createPaymentAttemptsRepository } from './repositories/payments.js';
 import { createPricePointsRepository } from './repositories/price-points.js';
+import { createPurgeRepository } from './repositories/purge.js';
+import { createReportsRepository } from './repositories/reports.js';
 import type { RepositoryContext } from './repositories/repository-context.js';
 import { createSiteDataRepository } from './repositories/site-data.js';
 import { createCouponSubcodesRepository, createReasonCodesRepository } from './repositories/site-extras.js';
@@ -66,6 +68,8 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   couponSubcodes: createCouponSubcodesRepository,
   accounts: createAccountsRepository,
   exports: createExportsRepository,
+  reports: createReportsRepository,
+  purge: createPurgeRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

@@ -34,6 +34,8 @@ import type { AccountsRepository, ExportsRepository } from './account-records.js
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
 import type { InvoicesRepository } from './invoice-records.js';
 import type { PricePointsRepository } from './price-point-records.js';
+import type { PurgeRepository } from './purge-records.js';
+import type { ReportsRepository } from './report-records.js';
 import type { CouponSubcodesRepository, ReasonCodesRepository } from './site-extra-records.js';
 
 export type * from './account-records.js';
@@ -41,6 +43,8 @@ export type * from './catalog-extras.js';
 export type * from './delivery-records.js';
 export type * from './invoice-records.js';
 export type * from './price-point-records.js';
+export type * from './purge-records.js';
+export type * from './report-records.js';
 export type * from './site-extra-records.js';
 export * from './work-records.js';
 
@@ -234,6 +238,8 @@ export interface StorageTransaction {
   readonly couponSubcodes: CouponSubcodesRepository;
   readonly accounts: AccountsRepository;
   readonly exports: ExportsRepository;
+  readonly reports: ReportsRepository;
+  readonly purge: PurgeRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -95,6 +95,7 @@ export {
   productFamilyUpdateRequest,
 } from './product-family-request.js';
 export { productFields, productRequest } from './product-request.js';
+export * from './report-wire.js';
 export {
   containsUnstorableText,
   decodeUtf8,

@@ -15,6 +15,8 @@ import { subscriptionReferencesMigration } from './0010-subscription-references.
 import { siteExtrasMigration } from './0011-site-extras.js';
 import { accountsExportsMigration } from './0012-accounts-exports.js';
 import { throughputMigration } from './0013-throughput.js';
+import { componentPricePointsMigration } from './0014-component-price-points.js';
+import { collectionMethodsMigration } from './0015-collection-methods.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -34,4 +36,6 @@ export const MIGRATIONS: readonly Migration[] = [
   siteExtrasMigration,
   accountsExportsMigration,
   throughputMigration,
+  componentPricePointsMigration,
+  collectionMethodsMigration,
 ];

@@ -22,7 +22,9 @@ import { registerPricePointRoutes } from './price-point-routes.js';
 import { registerProductFamilyRoutes } from './product-family-routes.js';
 import { registerReasonCodeRoutes } from './reason-code-routes.js';
 import { registerReferralRoutes } from './referral-routes.js';
+import { registerReportRoutes } from './report-routes.js';
 import { registerSiteRoutes } from './site-routes.js';
+import { registerSubscriptionAdminRoutes } from './subscription-admin-routes.js';
 import { registerSubscriptionCouponRoutes } from './subscription-coupon-routes.js';
 import { registerSubscriptionRoutes } from './subscription-routes.js';
 import { registerWebhookRoutes } from './webhook-routes.js';
@@ -36,6 +38,10 @@ export function registerApiRoutes(
   // First: `/customers/metafields.json` and `/subscriptions/metafields.json` also fit the
   // `/customers/{id}.json` and `/subscriptions/{id}.json` patterns, and the first route registered answers.
   registerMetafieldRoutes(app);
+  // Also first: `/subscriptions/preview.json` and the `/{resource_type}/metadata.json` lists fit
+  // the `{id}.json` patterns too.
+  registerSubscriptionAdminRoutes(app);
+  registerReportRoutes(app);
   registerCatalogRoutes(app);
   registerProductFamilyRoutes(app);
   registerComponentRoutes(app);

@@ -18,6 +18,8 @@ import { noteCases } from './notes.js';
 import { outboxCases } from './outbox.js';
 import { paymentCases } from './payments.js';
 import { pricePointCases } from './price-points.js';
+import { purgeCases } from './purge.js';
+import { reportCases } from './reports.js';
 import { siteDataCases } from './site-data.js';
 import { siteExtraCases } from './site-extras.js';
 import { siteCases } from './sites.js';
@@ -54,6 +56,8 @@ const SECTIONS = [
   pricePointCases,
   siteExtraCases,
   accountCases,
+  reportCases,
+  purgeCases,
   concurrencyCases,
   billingConcurrencyCases,
 ] as const;

@@ -1,0 +1,4 @@
+import type { SectionContext } from './harness.js';
+
+/** Cases for the reports repository. */
+export function reportCases(_context: SectionContext): void {}

@@ -1,0 +1,2 @@
+/** Wire shapes of site statistics, MRR and site-wide lists. */
+export {};
