@@ -254,6 +254,8 @@ export interface SubscriptionsTable {
   product_version: ColumnType<number, number, number>;
   /** The merchant's own id of the subscription, unique per site when present (migration 10). */
   reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How the subscription's invoices are collected: `automatic` (charged) or `remittance` (left open; migration 15). */
+  payment_collection_method: ColumnType<string, string | undefined, string>;
   payment_profile_id: ColumnType<Int8Value | null, number | null, number | null>;
   state: string;
   period_anchor_at: InstantColumn;
@@ -345,6 +347,8 @@ export interface ComponentVersionsTable {
   version: ColumnType<number, number, number>;
   pricing: JsonColumn;
   created_at: InstantColumn;
+  /** The component price point whose pricing this is (migration 14). */
+  price_point_id: ColumnType<Int8Value | null, number | null | undefined, number | null>;
 }
 
 /** An exact decimal as stored: TEXT (SQLite) or NUMERIC (Postgres, returned as a string). */
