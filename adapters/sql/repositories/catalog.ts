@@ -14,11 +14,17 @@ import type { Selectable, Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject, decodeNullableInstant } from '../codecs.js';
 import type { ProductFamiliesTable, ProductsTable, ProductVersionsTable } from '../schema.js';
 import { withConstraintConflict } from './constraint-conflict.js';
+import { ReadCache } from './read-cache.js';
 import type { RepositoryContext } from './repository-context.js';
 
-/** Builds the catalog repository of one transaction. */
+/**
+ * Builds the catalog repository of one transaction. A product version is never changed once
+ * written (a change of terms is a new version), so versions read by a batched transaction's
+ * commands are cached for it (see {@link ReadCache}).
+ */
 export function createCatalogRepository(context: RepositoryContext): CatalogRepository {
   const { db, encode } = context;
+  const versions = new ReadCache<ProductVersionRecord>();
   const insertVersion = (
     siteId: number,
     productId: number,
@@ -220,15 +226,17 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
       return rows.map(decodeProduct);
     },
 
-    async findProductVersion(siteId, productId, version) {
-      const row = await db
-        .selectFrom('product_versions')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('product_id', '=', productId)
-        .where('version', '=', version)
-        .executeTakeFirst();
-      return row && decodeVersion(row);
+    findProductVersion(siteId, productId, version) {
+      return versions.get(`${siteId}:${productId}:${version}`, async () => {
+        const row = await db
+          .selectFrom('product_versions')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('product_id', '=', productId)
+          .where('version', '=', version)
+          .executeTakeFirst();
+        return row && decodeVersion(row);
+      });
     },
   };
 }

@@ -3,12 +3,26 @@ import { BillingError, type SitePatch, type SiteRecord, type SiteSettings, type 
 import type { Selectable, Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject } from '../codecs.js';
 import type { SitesTable } from '../schema.js';
+import { ReadCache } from './read-cache.js';
 import type { RepositoryContext } from './repository-context.js';
 
-/** Builds the sites repository of one transaction. */
+/**
+ * Builds the sites repository of one transaction. A site is read by several steps of every
+ * command (and a batched transaction runs many commands), so reads by id and subdomain are
+ * cached for the transaction; every write here clears the cache (see {@link ReadCache}).
+ */
 export function createSitesRepository({ db, encode }: RepositoryContext): SitesRepository {
+  const cache = new ReadCache<SiteRecord>();
+  const remember = (site: SiteRecord | undefined): SiteRecord | undefined => {
+    if (site !== undefined) {
+      cache.put(`id:${site.id}`, site);
+      cache.put(`subdomain:${site.subdomain}`, site);
+    }
+    return site;
+  };
   return {
     async insert(site) {
+      cache.clear();
       const row = await db
         .insertInto('sites')
         .values({
@@ -38,14 +52,18 @@ export function createSitesRepository({ db, encode }: RepositoryContext): SitesR
       return decodeSite(row);
     },
 
-    async findById(id) {
-      const row = await db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && decodeSite(row);
+    findById(id) {
+      return cache.get(`id:${id}`, async () => {
+        const row = await db.selectFrom('sites').selectAll().where('id', '=', id).executeTakeFirst();
+        return remember(row && decodeSite(row));
+      });
     },
 
-    async findBySubdomain(subdomain) {
-      const row = await db.selectFrom('sites').selectAll().where('subdomain', '=', subdomain).executeTakeFirst();
-      return row && decodeSite(row);
+    findBySubdomain(subdomain) {
+      return cache.get(`subdomain:${subdomain}`, async () => {
+        const row = await db.selectFrom('sites').selectAll().where('subdomain', '=', subdomain).executeTakeFirst();
+        return remember(row && decodeSite(row));
+      });
     },
 
     async list() {
@@ -54,6 +72,7 @@ export function createSitesRepository({ db, encode }: RepositoryContext): SitesR
     },
 
     async updateAtVersion(id, expectedVersion, patch) {
+      cache.clear();
       const row = await db
         .updateTable('sites')
         .set((eb) => ({ ...encodePatch(patch, encode), version: eb('version', '+', 1) }))
@@ -67,6 +86,7 @@ export function createSitesRepository({ db, encode }: RepositoryContext): SitesR
     },
 
     async delete(id) {
+      cache.clear();
       const result = await db.deleteFrom('sites').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },

@@ -10,10 +10,16 @@ import {
 import { type Selectable, sql, type Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonStringArray, decodeNullableInstant } from '../codecs.js';
 import type { WebhookEndpointsTable, WebhooksTable } from '../schema.js';
+import { ReadCache } from './read-cache.js';
 import type { RepositoryContext } from './repository-context.js';
 
-/** Builds the webhooks repository of one transaction. */
+/**
+ * Builds the webhooks repository of one transaction. Every command's events are fanned out to
+ * the site's endpoints, so the endpoint list is cached for the transaction (a batched one runs
+ * many commands); every endpoint write here clears it (see {@link ReadCache}).
+ */
 export function createWebhooksRepository({ db, encode }: RepositoryContext): WebhooksRepository {
+  const endpointLists = new ReadCache<WebhookEndpointRecord[]>();
   const findEndpoint = async (siteId: number, id: number) => {
     const row = await db
       .selectFrom('webhook_endpoints')
@@ -35,6 +41,7 @@ export function createWebhooksRepository({ db, encode }: RepositoryContext): Web
 
   return {
     async insertEndpoint(endpoint) {
+      endpointLists.clear();
       const row = await db
         .insertInto('webhook_endpoints')
         .values({
@@ -54,16 +61,20 @@ export function createWebhooksRepository({ db, encode }: RepositoryContext): Web
     findEndpoint,
 
     async listEndpoints(siteId) {
-      const rows = await db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .orderBy('id')
-        .execute();
-      return rows.map(decodeEndpoint);
+      const cached = await endpointLists.get(String(siteId), async () => {
+        const rows = await db
+          .selectFrom('webhook_endpoints')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .orderBy('id')
+          .execute();
+        return rows.map(decodeEndpoint);
+      });
+      return cached ?? [];
     },
 
     async updateEndpoint(siteId, id, patch) {
+      endpointLists.clear();
       const set: Updateable<WebhookEndpointsTable> = {};
       if (patch.url !== undefined) set.url = patch.url;
       if (patch.events !== undefined) set.events = encode.json(patch.events);
@@ -82,6 +93,7 @@ export function createWebhooksRepository({ db, encode }: RepositoryContext): Web
     },
 
     async deleteEndpoint(siteId, id) {
+      endpointLists.clear();
       // Its webhooks go with it through their ON DELETE CASCADE reference.
       const result = await db
         .deleteFrom('webhook_endpoints')
@@ -92,6 +104,7 @@ export function createWebhooksRepository({ db, encode }: RepositoryContext): Web
     },
 
     async countFailure(siteId, id, now) {
+      endpointLists.clear();
       // Incremented in the UPDATE itself, so concurrent failed deliveries never lose a count.
       const row = await db
         .updateTable('webhook_endpoints')

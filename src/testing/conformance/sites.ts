@@ -65,6 +65,28 @@ export function siteCases({ api, storage }: SectionContext): void {
       assert.equal(stored?.settings.dunning.retryCount, 3);
     });
 
+    it('within one transaction: answers are copies, a write is seen by the next read, "not found" is not kept', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('in-tx')));
+      await storage().transaction(async (tx) => {
+        const first = await tx.sites.findById(site.id);
+        assert.ok(first);
+        (first as { name: string }).name = 'mutated';
+        (first.settings.dunning as { retryCount: number }).retryCount = 99;
+        const again = await tx.sites.findBySubdomain('in-tx');
+        assert.equal(again?.name, 'Site in-tx');
+        assert.equal(again?.settings.dunning.retryCount, 3);
+        const updated = await tx.sites.updateAtVersion(site.id, site.version, { name: 'Renamed in tx' });
+        assert.equal(updated?.version, 2);
+        assert.equal((await tx.sites.findById(site.id))?.name, 'Renamed in tx');
+        assert.equal((await tx.sites.findBySubdomain('in-tx'))?.version, 2);
+        assert.equal(await tx.sites.findBySubdomain('later'), undefined);
+        const later = await tx.sites.insert(newSiteFixture('later'));
+        assert.deepEqual(await tx.sites.findBySubdomain('later'), later);
+        assert.equal(await tx.sites.delete(later.id), true);
+        assert.equal(await tx.sites.findById(later.id), undefined);
+      });
+    });
+
     it('lists sites in id order', async () => {
       await storage().transaction(async (tx) => {
         await tx.sites.insert(newSiteFixture('b-site'));

@@ -104,6 +104,25 @@ export function webhookCases({ api, storage }: SectionContext): void {
       assert.deepEqual(again?.events, endpoint.events, 'records handed out are copies');
     });
 
+    it('lists endpoints afresh within one transaction after each endpoint write, as copies', async () => {
+      const { site, endpoint } = await seed(storage(), 'wh-in-tx');
+      await storage().transaction(async (tx) => {
+        const listed = await tx.webhooks.listEndpoints(site.id);
+        assert.deepEqual(listed, [endpoint]);
+        (listed[0]!.events as string[]).push('mutated');
+        listed.pop();
+        assert.deepEqual(await tx.webhooks.listEndpoints(site.id), [endpoint]);
+        const second = await tx.webhooks.insertEndpoint(endpointFixture(site, { url: 'http://second.example.com/' }));
+        assert.deepEqual(await tx.webhooks.listEndpoints(site.id), [endpoint, second]);
+        await tx.webhooks.countFailure(site.id, endpoint.id, T0);
+        assert.equal((await tx.webhooks.listEndpoints(site.id))[0]?.failureCount, endpoint.failureCount + 1);
+        await tx.webhooks.updateEndpoint(site.id, second.id, { status: 'paused' });
+        assert.equal((await tx.webhooks.listEndpoints(site.id))[1]?.status, 'paused');
+        assert.equal(await tx.webhooks.deleteEndpoint(site.id, second.id), true);
+        assert.equal((await tx.webhooks.listEndpoints(site.id)).length, 1);
+      });
+    });
+
     it('updates only the given endpoint fields, within the site', async () => {
       const { site, other, endpoint } = await seed(storage(), 'wh-upd');
       const later = at(T0, 5000);
