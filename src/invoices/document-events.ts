@@ -66,6 +66,9 @@ export function withDocumentEvents(storage: Storage, hooks: DocumentEventHooks):
   };
 }
 
+/** More invoices than one payment can pay at one instant in any real book. */
+const PAID_INVOICES_SEARCHED = 200;
+
 /**
  * Payment events with the invoice they concern, for their webhooks: a success carries the invoice
  * its payment line paid first, a failure the subscription's oldest open invoice (the one a retry
@@ -81,12 +84,22 @@ export async function withPaymentInvoices(
       out.push(event);
       continue;
     }
-    const invoices = await tx.invoices.listForSubscription(event.siteId, event.subjectId);
     const transaction = event.payload.transaction as { id?: unknown } | undefined;
+    // Bounded reads, so that the cost does not grow with the subscription's history: the invoice
+    // a payment paid was changed by that payment's own post, at the event's instant; a failure
+    // names the oldest open invoice.
     const invoice: InvoiceRecord | undefined =
       event.key === 'payment_success'
-        ? invoices.find((i) => i.payments.some((p) => p.transactionId === transaction?.id))
-        : invoices.find((i) => i.status === 'open');
+        ? (
+            await tx.invoices.list(event.siteId, {
+              subscriptionId: event.subjectId,
+              instants: { field: 'updated_at', from: event.occurredAt },
+              direction: 'asc',
+              offset: 0,
+              limit: PAID_INVOICES_SEARCHED,
+            })
+          ).invoices.find((i) => i.payments.some((p) => p.transactionId === transaction?.id))
+        : (await tx.invoices.listForSubscription(event.siteId, event.subjectId, 'open'))[0];
     out.push(invoice ? { ...event, payload: { ...event.payload, invoice: invoiceSummary(invoice) } } : event);
   }
   return out;

@@ -270,10 +270,16 @@ async function attachForSubscription(
 
 /**
  * The invoices of one subscription touched by a post, loaded once and saved once, with the
- * events each change adds.
+ * events each change adds. Only what the post needs is read: its open invoices (what a payment
+ * or credit applies to), an invoice named by uid, and every invoice only for a refund (which
+ * looks for the invoices its payment paid); so a renewal's cost does not grow with the number of
+ * invoices the subscription has had (issue 18).
  */
 class InvoiceBook {
-  #loaded: InvoiceRecord[] | undefined;
+  /** Every invoice read or written by this post, by uid, in its latest state. */
+  readonly #known = new Map<string, InvoiceRecord>();
+  #openLoaded = false;
+  #allLoaded = false;
   readonly #changed = new Set<string>();
   readonly #events: { uid: string; type: InvoiceEventType; data: Record<string, unknown> }[] = [];
 
@@ -285,24 +291,50 @@ class InvoiceBook {
     readonly zone: string,
   ) {}
 
+  /** Every invoice of the subscription, in number order (drafts last). */
   async all(): Promise<InvoiceRecord[]> {
-    this.#loaded ??= await this.tx.invoices.listForSubscription(this.siteId, this.subscriptionId);
-    return this.#loaded;
+    if (!this.#allLoaded) {
+      this.#learn(await this.tx.invoices.listForSubscription(this.siteId, this.subscriptionId));
+      this.#allLoaded = true;
+      this.#openLoaded = true;
+    }
+    return this.#ordered((i) => i.subscriptionId === this.subscriptionId);
+  }
+
+  /** The subscription's open invoices, in number order. */
+  async #open(): Promise<InvoiceRecord[]> {
+    if (!this.#openLoaded) {
+      this.#learn(await this.tx.invoices.listForSubscription(this.siteId, this.subscriptionId, 'open'));
+      this.#openLoaded = true;
+    }
+    return this.#ordered((i) => i.subscriptionId === this.subscriptionId && i.status === 'open');
+  }
+
+  /** Keeps what storage answered, except where this post already holds a newer state. */
+  #learn(invoices: readonly InvoiceRecord[]): void {
+    for (const invoice of invoices) if (!this.#known.has(invoice.uid)) this.#known.set(invoice.uid, invoice);
+  }
+
+  #ordered(keep: (invoice: InvoiceRecord) => boolean): InvoiceRecord[] {
+    return [...this.#known.values()].filter(keep).sort(byNumberThenId);
   }
 
   add(invoice: InvoiceRecord): void {
-    // A fresh invoice is already stored and evented; it joins the list the rest of the post sees.
-    this.#loaded?.push(invoice);
+    // A fresh invoice is already stored and evented; it joins what the rest of the post sees.
+    this.#known.set(invoice.uid, invoice);
   }
 
   async find(uid: string): Promise<InvoiceRecord | undefined> {
-    return (await this.all()).find((i) => i.uid === uid);
+    let invoice = this.#known.get(uid);
+    if (invoice === undefined && !this.#allLoaded) {
+      invoice = await this.tx.invoices.findByUid(this.siteId, uid);
+      if (invoice !== undefined) this.#learn([invoice]);
+    }
+    return invoice?.subscriptionId === this.subscriptionId ? invoice : undefined;
   }
 
   replace(next: InvoiceRecord): void {
-    const list = this.#loaded!;
-    const at = list.findIndex((i) => i.uid === next.uid);
-    list[at] = next;
+    this.#known.set(next.uid, next);
     this.#changed.add(next.uid);
   }
 
@@ -313,9 +345,9 @@ class InvoiceBook {
 
   /** Gives a changed invoice the number it was just given in storage, so that saving it keeps the number. */
   numbered(uid: string, number: string, sequenceNumber: number): void {
-    const list = this.#loaded!;
-    const at = list.findIndex((i) => i.uid === uid);
-    list[at] = { ...list[at]!, number, sequenceNumber };
+    const invoice = this.#known.get(uid);
+    if (invoice === undefined) throw new Error(`Invoice ${uid} is not in this post.`);
+    this.#known.set(uid, { ...invoice, number, sequenceNumber });
   }
 
   event(uid: string, type: InvoiceEventType, data: Record<string, unknown>): void {
@@ -324,7 +356,7 @@ class InvoiceBook {
 
   /** Open invoices with something due: the preferred one first, then by number. */
   async openOrder(preferred: string | undefined): Promise<InvoiceRecord[]> {
-    const open = (await this.all()).filter((i) => i.status === 'open' && i.dueInCents > 0);
+    const open = (await this.#open()).filter((i) => i.dueInCents > 0);
     const first = open.filter((i) => i.uid === preferred);
     return [...first, ...open.filter((i) => i.uid !== preferred)];
   }
@@ -428,10 +460,7 @@ class InvoiceBook {
 
   /** Writes the changed invoices and their events. */
   async save(): Promise<void> {
-    for (const uid of this.#changed) {
-      const invoice = (await this.all()).find((i) => i.uid === uid)!;
-      await this.tx.invoices.update(invoice);
-    }
+    for (const uid of this.#changed) await this.tx.invoices.update(this.#known.get(uid)!);
     for (const event of this.#events) {
       await this.tx.invoices.appendEvent(this.siteId, {
         invoiceUid: event.uid,
@@ -796,4 +825,13 @@ async function issueCreditNotes(
       occurredAt: refund.createdAt,
     });
   }
+}
+
+/** Storage's order of a subscription's invoices: numbered ones by number, then drafts, each by id. */
+function byNumberThenId(a: InvoiceRecord, b: InvoiceRecord): number {
+  const draftA = a.sequenceNumber === null ? 1 : 0;
+  const draftB = b.sequenceNumber === null ? 1 : 0;
+  if (draftA !== draftB) return draftA - draftB;
+  if (a.sequenceNumber !== b.sequenceNumber) return (a.sequenceNumber ?? 0) - (b.sequenceNumber ?? 0);
+  return a.id - b.id;
 }
