@@ -10,7 +10,7 @@ import {
 } from 'billing-engine';
 import type { StorageHarness } from 'billing-engine/testing';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rejection } from '../support/engine-harness.js';
 
 const VISA = { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2030 };
@@ -201,12 +201,21 @@ export function billingCoreScenarios(harness: StorageHarness): void {
       const engine = createBillingEngine({ storage: f.storage, clock: f.clock, gateway: second.gateway });
       const site = engine.site('acme');
       f.clock.set(at(10));
+      let refusedSoFar = 0;
       const results = Promise.allSettled(
-        Array.from({ length: 8 }, () => site.subscriptions.migrate(subscription.id, { productHandle: 'c' })),
+        Array.from({ length: 8 }, () =>
+          site.subscriptions.migrate(subscription.id, { productHandle: 'c' }).catch((error: unknown) => {
+            refusedSoFar += 1;
+            throw error;
+          }),
+        ),
       );
-      // Let every command reach the gateway or be refused before the one payment completes.
-      for (let i = 0; i < 50 && second.waiting() === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, 100));
+      // Every command but the one at the gateway must be refused before that payment completes:
+      // wait for exactly that (not for a time, which a loaded machine can outrun).
+      await vi.waitFor(() => expect(second.waiting() === 1 && refusedSoFar === 7).toBe(true), {
+        timeout: 60_000,
+        interval: 5,
+      });
       second.open();
       const settled = await results;
       const fulfilled = settled.filter((r) => r.status === 'fulfilled');
