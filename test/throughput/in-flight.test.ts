@@ -85,6 +85,9 @@ async function book(engine: BillingEngine, count: number): Promise<{ siteId: num
   return { siteId: site.id, ids };
 }
 
+/** How long a wait for something that will happen may take on a loaded machine (vitest's default is 1 s). */
+const PATIENCE = { timeout: 30_000, interval: 10 };
+
 /** Lets every ready promise and timer run, so that a lane that could start a call would have. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
@@ -96,12 +99,12 @@ describe('runDue: gateway calls in flight', () => {
     const { ids } = await book(engine, 7);
     clock.set(RENEWAL);
     const run = engine.runDue({ concurrency: 3 });
-    await vi.waitFor(() => expect(held.waiting).toHaveLength(3));
+    await vi.waitFor(() => expect(held.waiting).toHaveLength(3), PATIENCE);
     await settle();
     expect(held.waiting).toHaveLength(3);
     // One answer frees one lane, which starts the next charge.
     held.releaseOne();
-    await vi.waitFor(() => expect(held.waiting).toHaveLength(3));
+    await vi.waitFor(() => expect(held.waiting).toHaveLength(3), PATIENCE);
     held.releaseAll();
     expect(await run).toMatchObject({ renewed: 7, errors: 0 });
     expect(held.maxInFlight).toBe(3);
@@ -117,7 +120,7 @@ describe('runDue: gateway calls in flight', () => {
     await book(engine, 5);
     clock.set(RENEWAL);
     const run = engine.runDue();
-    await vi.waitFor(() => expect(held.waiting).toHaveLength(2));
+    await vi.waitFor(() => expect(held.waiting).toHaveLength(2), PATIENCE);
     await settle();
     expect(held.waiting).toHaveLength(2);
     held.releaseAll();
@@ -151,7 +154,7 @@ describe('runDue: gateway calls in flight', () => {
     clock.set(RENEWAL);
     const claimedAt = clock.now().getTime();
     const run = engine.runDue({ concurrency: 2 });
-    await vi.waitFor(() => expect(held.waiting).toHaveLength(2));
+    await vi.waitFor(() => expect(held.waiting).toHaveLength(2), PATIENCE);
     const leases = async () =>
       (
         await storage.transaction(async (tx) =>
@@ -165,7 +168,7 @@ describe('runDue: gateway calls in flight', () => {
     // Four minutes on, one answer comes: the worker renews what it still holds (five items).
     clock.advance({ minutes: 4 });
     held.releaseOne();
-    await vi.waitFor(async () => expect(await leases()).toEqual(Array(5).fill(claimedAt + 9 * 60_000)));
+    await vi.waitFor(async () => expect(await leases()).toEqual(Array(5).fill(claimedAt + 9 * 60_000)), PATIENCE);
     // Past the first lease: a second worker takes none of the held renewals over (had it taken
     // one, its own charge would wait on this gateway and its run would not return).
     clock.advance({ minutes: 2 });
