@@ -63,6 +63,10 @@ export interface StripePaymentProfile {
 export interface StripeGateway extends PaymentGateway {
   /** The Stripe client in use. */
   readonly client: Stripe;
+  /** The `current_vault` names whose tokens this gateway charges: its name and {@link STRIPE_VAULT_NAMES}. */
+  readonly vaultNames: readonly string[];
+  /** Whether a value given as a card number is a PaymentMethod id (`pm_...`) to attach instead. */
+  isCardToken(value: string): boolean;
   /**
    * Attaches a PaymentMethod created client-side by Stripe.js to a Stripe Customer (an existing one,
    * or one created now) and returns it as `payment_profile_attributes` for a signup.
@@ -311,6 +315,12 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
 
   return {
     name,
+    // An import whose `current_vault` names another gateway (`braintree_blue`) is refused by the
+    // engine: its token could never be charged here.
+    vaultNames: Object.freeze([...new Set([name, ...STRIPE_VAULT_NAMES])]),
+    // A PaymentMethod id from Stripe.js stands where a card number goes (signup, card update,
+    // payment profile): `tokenize` attaches it instead of creating one from a number.
+    isCardToken: (value: string) => PAYMENT_METHOD_ID.test(value),
     supportsRefunds: true,
     client,
     tokenize,
@@ -318,7 +328,7 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
     refund,
     lookup,
     async attachPaymentMethod(paymentMethodId, customer) {
-      if (!/^pm_\w+$/.test(paymentMethodId))
+      if (!PAYMENT_METHOD_ID.test(paymentMethodId))
         throw new TypeError('attachPaymentMethod: expected a PaymentMethod id (pm_...) from Stripe.js.');
       const { paymentMethod, customerId } = await attach(paymentMethodId, customer);
       return {
@@ -333,6 +343,9 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
     },
   };
 }
+
+/** A Stripe PaymentMethod id, as Stripe.js hands it to the page. */
+const PAYMENT_METHOD_ID = /^pm_\w+$/;
 
 /** A refusal decided here, before Stripe was asked. */
 class StripeGatewayRefusal extends Error {}

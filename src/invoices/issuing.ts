@@ -510,6 +510,16 @@ async function customerSnapshot(
   };
 }
 
+/**
+ * How an invoice of the subscription is collected: remittance when the subscription is collected by
+ * remittance (the engine never charges it) or has no card to charge; automatic otherwise.
+ */
+function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' {
+  return subscription.paymentCollectionMethod === 'remittance' || subscription.paymentProfileId === null
+    ? 'remittance'
+    : 'automatic';
+}
+
 /** What the lines say the invoice is for, when the caller did not say. */
 function roleOf(lines: readonly TransactionRecord[], subscription: SubscriptionRecord): InvoiceRole {
   const kinds = new Set(lines.map((l) => l.kind));
@@ -594,7 +604,7 @@ export async function insertDraftInvoice(
     sequenceNumber: null,
     status: 'draft',
     role: 'adhoc',
-    collectionMethod: subscription.paymentProfileId === null ? 'remittance' : 'automatic',
+    collectionMethod: collectionMethodOf(subscription),
     issueDate,
     dueDate: addDays(issueDate, draft.netTermsDays ?? invoiceTerms(site).netTermsDays),
     paidDate: null,
@@ -698,7 +708,7 @@ async function issueInvoice(
     sequenceNumber: sequence,
     status: nothingDue ? 'paid' : 'open',
     role: options.role ?? roleOf(billed, subscription),
-    collectionMethod: subscription.paymentProfileId === null ? 'remittance' : 'automatic',
+    collectionMethod: collectionMethodOf(subscription),
     issueDate,
     dueDate: addDays(issueDate, netTermsDays),
     paidDate: nothingDue ? issueDate : null,

@@ -17,6 +17,15 @@ export type SubscriptionState =
   | 'failed_to_create'
   | 'awaiting_signup';
 
+/**
+ * How a subscription's invoices are paid. `automatic`: the engine charges the payment profile when
+ * an invoice is issued (renewal, allocation, migration, one-time charge) and dunning follows a
+ * failure. `remittance`: the invoice is issued and left open for the customer to pay (an external
+ * payment, a prepayment, or the invoice card-payment path); the engine never charges it by itself
+ * and never starts dunning for it. The service's older spelling `invoice` is read as `remittance`.
+ */
+export type PaymentCollectionMethod = 'automatic' | 'remittance';
+
 /** A subscription: customer, pinned product version, payment method, state and period. */
 export interface SubscriptionRecord {
   readonly id: number;
@@ -27,6 +36,8 @@ export interface SubscriptionRecord {
   /** The merchant's own id of the subscription; unique per site when present. */
   readonly reference: string | null;
   readonly paymentProfileId: number | null;
+  /** Whether the engine charges its invoices or leaves them open for the customer to pay. */
+  readonly paymentCollectionMethod: PaymentCollectionMethod;
   readonly state: SubscriptionState;
   /** Periods are computed from this anchor and an index, never chained (no drift). */
   readonly periodAnchorAt: Date;
@@ -90,10 +101,12 @@ export interface SubscriptionFilter {
 
 /**
  * What {@link SubscriptionsRepository.insert} takes: a record without its id and version; the
- * reference may be left out (no reference).
+ * reference may be left out (no reference), and the collection method (automatic).
  */
-export type NewSubscription = Omit<SubscriptionRecord, 'id' | 'version' | 'reference'> & {
+export type NewSubscription = Omit<SubscriptionRecord, 'id' | 'version' | 'reference' | 'paymentCollectionMethod'> & {
   readonly reference?: string | null;
+  /** Default `automatic`, as the column's default. */
+  readonly paymentCollectionMethod?: PaymentCollectionMethod;
 };
 
 /** Subscriptions. */

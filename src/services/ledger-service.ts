@@ -25,7 +25,7 @@ import {
   scheduleReconciliation,
   type UncommittedPaymentPlan,
 } from './payment-runner.js';
-import { post } from './posting.js';
+import { collectableAmount, post } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import { line, loadSubscription, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -209,9 +209,10 @@ export class LedgerService {
       }
       const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
       const credit = input.useNegativeBalance === true ? Math.max(0, -balance) : 0;
-      const collect = Math.max(0, chargeInCents - credit);
+      // A remittance subscription is never charged: its charge is invoiced and left open.
+      const collect = collectableAmount(subscription, Math.max(0, chargeInCents - credit));
       if (collect === 0) {
-        // Nothing to collect (a zero charge, or credit covers it): the charge line alone settles it.
+        // Nothing to collect (a zero charge, credit covers it, or remittance): the charge line alone.
         const [written] = await post(ctx.tx, [line(subscription, 'charge', 'one_time', chargeInCents, memo!, ctx.now)]);
         return { kind: 'done' as const, charge: written! };
       }

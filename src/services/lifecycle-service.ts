@@ -1,7 +1,13 @@
 import { LIVE_STATES, resumeCanceled, transition } from '../domain/subscription/state-machine.js';
 import { addInterval, parseInstant } from '../domain/time/index.js';
-import { BillingError, invalid } from '../errors.js';
-import type { AddressFields, SiteRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
+import { BillingError, invalid, ValidationCollector } from '../errors.js';
+import type {
+  AddressFields,
+  PaymentCollectionMethod,
+  SiteRecord,
+  SubscriptionRecord,
+  SubscriptionState,
+} from '../ports/storage.js';
 import { type BillingManifest, nextBillingManifest } from './billing-manifest.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { post } from './posting.js';
@@ -14,6 +20,7 @@ import {
   line,
   loadSubscription,
   loadView,
+  parsePaymentCollectionMethod,
   prepareNewCard,
   replaceCardInCommand,
   type SubscriptionDeps,
@@ -40,6 +47,11 @@ export interface SubscriptionUpdateInput {
   readonly creditCard?: CreditCardInput & { billingAddress?: Partial<AddressFields> };
   readonly productChange?: ProductChangeInput | { delayed: true; productId: null };
   readonly nextBillingAt?: Date | string;
+  /**
+   * `automatic`, `remittance` or `invoice` (remittance's older name); applied after the card, so
+   * a card given in the same update lets a remittance subscription switch to automatic.
+   */
+  readonly paymentCollectionMethod?: string;
 }
 
 /** Input of {@link LifecycleService.reactivate}. */
@@ -405,6 +417,8 @@ export class LifecycleService {
    * everything is written in one transaction, so if any change is refused none is kept.
    */
   async update(subdomain: string, id: number, change: SubscriptionUpdateInput): Promise<SubscriptionView> {
+    // Read before the card is tokenized, so a bad method is refused before the gateway is asked.
+    const method = readCollectionMethod(change.paymentCollectionMethod);
     const newCard =
       change.creditCard === undefined
         ? undefined
@@ -413,6 +427,7 @@ export class LifecycleService {
     const view = await this.#command(subdomain, id, async (ctx, site, loaded) => {
       let subscription = loaded;
       if (newCard !== undefined) subscription = await replaceCardInCommand(ctx, site, subscription, newCard);
+      if (method !== undefined) subscription = await changeCollectionMethodInCommand(ctx, site, subscription, method);
       if (change.productChange !== undefined) {
         subscription = await changeProductInCommand(ctx, site, subscription, change.productChange);
       }
@@ -441,6 +456,41 @@ export class LifecycleService {
   #get(subdomain: string, id: number): Promise<SubscriptionView> {
     return this.#deps.storage.transaction(async (tx) => loadView(tx, (await loadSite(tx, subdomain)).id, id));
   }
+}
+
+/** A collection method given to an update, read as the service names them; a bad one is a 422. */
+function readCollectionMethod(value: string | undefined): PaymentCollectionMethod | undefined {
+  if (value === undefined) return undefined;
+  const errors = new ValidationCollector();
+  const method = parsePaymentCollectionMethod(value, errors);
+  errors.throwIfAny();
+  return method;
+}
+
+/**
+ * Changes how a subscription's invoices are paid. Automatic collection charges the payment profile,
+ * so a subscription without one is refused (422) and keeps its method. A switch to remittance ends
+ * a dunning cycle in progress: the engine no longer charges the subscription, so its retries would
+ * have nothing to do; the balance stays owed on the open invoices for the customer to pay. Invoices
+ * already issued keep their state either way, and a switch to automatic collects nothing at once:
+ * the next renewal charges the balance then owed.
+ */
+export async function changeCollectionMethodInCommand(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  method: PaymentCollectionMethod,
+): Promise<SubscriptionRecord> {
+  if (method === subscription.paymentCollectionMethod) return subscription;
+  if (method === 'automatic' && subscription.paymentProfileId === null) {
+    throw invalid(
+      'Payment collection method: automatic collection needs a payment profile; add a card first.',
+      'payment_collection_method',
+    );
+  }
+  const changed = await update(ctx, site, subscription, { paymentCollectionMethod: method });
+  if (method === 'remittance') await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+  return changed;
 }
 
 /** Writes a patch at the subscription's version, recording a state change when the state moves. */

@@ -30,7 +30,7 @@ import { scheduleRenewalAt } from './renewal-schedule.js';
 
 export type { ProductChangeInput };
 
-import { collectableBalance, post } from './posting.js';
+import { collectableAmount, collectableBalance, post } from './posting.js';
 import { loadSite } from './site-lookup.js';
 import {
   couponDiscounts,
@@ -490,7 +490,7 @@ export class MigrationService {
     const chargeInCents = [...charges, ...discounts].reduce((sum, l) => sum + l.amountInCents, 0);
     // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
     // of what the migration collects, until its reconciliation settles it.
-    const balance = collectableBalance(await tx.ledger.balance(site.id, id), subscription.data);
+    const balance = collectableBalance(await tx.ledger.balance(site.id, id), subscription);
     const availableCredit = creditInCents + Math.max(0, -balance);
     return {
       site,
@@ -504,7 +504,8 @@ export class MigrationService {
       coupons,
       proratedAdjustmentInCents: -creditInCents,
       chargeInCents,
-      paymentDueInCents: Math.max(0, balance - creditInCents + chargeInCents),
+      // A remittance subscription pays the migration's invoice itself: nothing is due from its card now.
+      paymentDueInCents: collectableAmount(subscription, Math.max(0, balance - creditInCents + chargeInCents)),
       creditAppliedInCents: Math.min(Math.max(0, chargeInCents), availableCredit),
     };
   }

@@ -250,7 +250,7 @@ export class PaymentProfileService {
         ...(input.firstName === undefined ? {} : { firstName: input.firstName }),
         ...(input.lastName === undefined ? {} : { lastName: input.lastName }),
       };
-      return parseImport(imported, this.#deps.gateway.name);
+      return parseImport(imported, this.#deps.gateway);
     }
     const cardInput: CreditCardInput = {
       fullNumber: input.fullNumber!,
@@ -260,7 +260,7 @@ export class PaymentProfileService {
       ...(input.firstName === undefined ? {} : { firstName: input.firstName }),
       ...(input.lastName === undefined ? {} : { lastName: input.lastName }),
     };
-    const card = parseCard(cardInput);
+    const card = parseCard(cardInput, this.#deps.gateway);
     const tokenized = await this.#deps.gateway.tokenize(card);
     if (!tokenized.ok) throw invalid(tokenized.message, 'payment_profile.full_number');
     return {

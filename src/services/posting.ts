@@ -9,7 +9,7 @@
 import { balanceDelta } from '../domain/ledger/balance-delta.js';
 import { BillingError } from '../errors.js';
 import { attachDocuments, type DocumentOptions } from '../invoices/issuing.js';
-import type { NewTransaction, StorageTransaction, TransactionRecord } from '../ports/storage.js';
+import type { NewTransaction, StorageTransaction, SubscriptionRecord, TransactionRecord } from '../ports/storage.js';
 
 export type { DocumentOptions } from '../invoices/issuing.js';
 
@@ -62,12 +62,42 @@ export function unsettledPayments(data: Readonly<Record<string, unknown>>): Reco
 }
 
 /**
+ * The remittance rule, for every flow that would charge a subscription (signup, renewal, dunning
+ * retry, migration, allocation, one-time charge): only a subscription collected `automatic`ally
+ * is ever charged by the engine. A `remittance` subscription's invoices are issued and left open
+ * for the customer to pay (an external payment, a prepayment, or the invoice card-payment path,
+ * which the customer starts), so its flows find nothing to collect, and with nothing collected
+ * nothing can fail: no dunning starts for it. Flows ask through {@link collectableBalance} and
+ * {@link collectableAmount} what they may charge, never by reading the field themselves.
+ */
+export function collectsAutomatically(subscription: Pick<SubscriptionRecord, 'paymentCollectionMethod'>): boolean {
+  return subscription.paymentCollectionMethod !== 'remittance';
+}
+
+/**
+ * What a flow may charge of `amountInCents` it would collect now from the subscription: all of it
+ * under automatic collection, none under remittance ({@link collectsAutomatically}).
+ */
+export function collectableAmount(
+  subscription: Pick<SubscriptionRecord, 'paymentCollectionMethod'>,
+  amountInCents: number,
+): number {
+  return collectsAutomatically(subscription) ? amountInCents : 0;
+}
+
+/**
  * What a collection of a subscription's balance may take: the balance less the amounts of its
  * payments whose outcome is not known yet. Collecting those too would take the same money twice
  * when the lost answer was a success; if the reconciliation finds the money was not taken, the
- * amount stays owed and the next collection of the balance takes it.
+ * amount stays owed and the next collection of the balance takes it. A remittance subscription's
+ * debt is never collectable ({@link collectsAutomatically}); its credit still counts (a negative
+ * result), since a flow pays its charges from credit before it would charge a card.
  */
-export function collectableBalance(balanceInCents: number, data: Readonly<Record<string, unknown>>): number {
-  const held = Object.values(unsettledPayments(data)).reduce((sum, amount) => sum + amount, 0);
-  return balanceInCents - held;
+export function collectableBalance(
+  balanceInCents: number,
+  subscription: Pick<SubscriptionRecord, 'data' | 'paymentCollectionMethod'>,
+): number {
+  const held = Object.values(unsettledPayments(subscription.data)).reduce((sum, amount) => sum + amount, 0);
+  const collectable = balanceInCents - held;
+  return collectsAutomatically(subscription) ? collectable : Math.min(0, collectable);
 }

@@ -24,7 +24,7 @@ import { CommandBatcher, type CommandContext } from './command-runner.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { pendingAttempt } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
-import { collectableBalance, post } from './posting.js';
+import { collectableBalance, collectsAutomatically, post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
 import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
@@ -519,8 +519,14 @@ export class RenewalService {
       subscription = await this.#applyDelayedProductChange(ctx, site, subscription);
       const terms = await this.#terms(ctx, subscription);
       const endingTrial = subscription.state === 'trialing';
-      if (endingTrial && subscription.paymentProfileId === null && !terms.requireCreditCard) {
-        // A no-obligation trial without a card ends unless existing credit covers the price.
+      if (
+        endingTrial &&
+        subscription.paymentProfileId === null &&
+        !terms.requireCreditCard &&
+        collectsAutomatically(subscription)
+      ) {
+        // A no-obligation trial without a card ends unless existing credit covers the price. A
+        // remittance subscription needs no card: its first invoice is issued and left open.
         const balance = await ctx.tx.ledger.balance(site.id, subscription.id);
         if (balance + terms.priceInCents > 0) {
           const ended = await this.#move(
@@ -564,8 +570,9 @@ export class RenewalService {
         );
       await post(ctx.tx, lines);
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount
-      // out of what is collected, until its reconciliation settles it.
-      const balance = collectableBalance(await ctx.tx.ledger.balance(site.id, subscription.id), advanced.data);
+      // out of what is collected, until its reconciliation settles it. A remittance subscription
+      // has nothing collectable: the period's invoice stays open and the renewal is done.
+      const balance = collectableBalance(await ctx.tx.ledger.balance(site.id, subscription.id), advanced);
       if (balance <= 0) {
         await this.#finishRenewal(ctx, item, site, advanced, true);
         return 'renewed';
@@ -637,7 +644,14 @@ export class RenewalService {
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
       // of what the retry collects; when it holds all of it, the retry looks again after its
       // reconciliation, which either pays the balance or leaves it owed.
-      const collectable = collectableBalance(balance, subscription.data);
+      const collectable = collectableBalance(balance, subscription);
+      if (!collectsAutomatically(subscription)) {
+        // Switched to remittance while in dunning: the engine no longer charges it, so the cycle
+        // ends here; the customer pays the open invoices, which settles the subscription.
+        await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
       if (collectable <= 0) {
         const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
         await ctx.tx.dueWork.release(

@@ -22,6 +22,7 @@ import type {
   CustomerRecord,
   NewSubscription,
   NewTransaction,
+  PaymentCollectionMethod,
   PaymentProfileRecord,
   ProductTerms,
   SiteRecord,
@@ -57,7 +58,7 @@ import {
   releaseOpenCollection,
   scheduleRefundIfUncommitted,
 } from './payment-runner.js';
-import { post } from './posting.js';
+import { collectableAmount, collectsAutomatically, post } from './posting.js';
 import { resolveSignupVersion } from './price-point-service.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
@@ -139,6 +140,32 @@ export interface CreateSubscriptionInput {
   readonly components?: readonly SignupComponentInput[];
   /** Values of subscription metafields to set at signup. */
   readonly metafields?: Readonly<Record<string, string>>;
+  /**
+   * `automatic` (default): the signup charge and every later invoice are charged to the card.
+   * `remittance` (or the older `invoice`): invoices are left open for the customer to pay, so no
+   * card is needed. See {@link parsePaymentCollectionMethod}.
+   */
+  readonly paymentCollectionMethod?: string;
+}
+
+/**
+ * Reads a payment collection method as the service names them: `automatic`, `remittance`, and
+ * `invoice`, the older name of remittance. `prepaid` (a prepaid-balance subscription) is a method
+ * of the service this engine does not offer; anything else is not a method. Both are refused.
+ */
+export function parsePaymentCollectionMethod(
+  value: unknown,
+  errors: ValidationCollector,
+): PaymentCollectionMethod | undefined {
+  if (value === 'automatic' || value === 'remittance') return value;
+  if (value === 'invoice') return 'remittance';
+  errors.add(
+    value === 'prepaid'
+      ? 'Payment collection method: prepaid is not supported by this server.'
+      : 'Payment collection method: must be one of automatic, remittance or invoice.',
+    'payment_collection_method',
+  );
+  return undefined;
 }
 
 /** Input of {@link SubscriptionService.override}: instants as text (ISO 8601) or dates; null or blank clears a date. */
@@ -188,7 +215,11 @@ interface SignupPlan {
   /** The discount line of each coupon applied now (negative adjustments). */
   readonly discounts: readonly { code: string; amountInCents: number; memo: string }[];
   readonly charges: readonly { kind: string; amountInCents: number; memo: string; componentId?: number }[];
+  /** What the signup bills (its invoice). */
   readonly totalInCents: number;
+  readonly paymentCollectionMethod: PaymentCollectionMethod;
+  /** What is charged to the card before anything is written: the total, or nothing under remittance. */
+  readonly chargeNowInCents: number;
 }
 
 /** Subscriptions: signup with payment, reads and the renewal step of due work. */
@@ -206,11 +237,11 @@ export class SubscriptionService {
    * declined card creates nothing but the attempt and a `signup_failure` event.
    */
   async create(subdomain: string, input: CreateSubscriptionInput): Promise<SubscriptionView> {
-    const card = input.creditCard === undefined ? undefined : parseCard(input.creditCard);
+    const card = input.creditCard === undefined ? undefined : parseCard(input.creditCard, this.#deps.gateway);
     const hasMethod = card !== undefined || input.paymentProfile !== undefined;
     const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, input, hasMethod));
     const imported =
-      input.paymentProfile === undefined ? undefined : parseImport(input.paymentProfile, this.#deps.gateway.name);
+      input.paymentProfile === undefined ? undefined : parseImport(input.paymentProfile, this.#deps.gateway);
     if (card && imported)
       throw invalid(
         'Provide either credit card attributes or payment profile attributes, not both.',
@@ -243,7 +274,7 @@ export class SubscriptionService {
     const claimSubject = claim === undefined ? undefined : customerReferenceCollection(claim);
 
     let attempt: import('../ports/storage.js').PaymentAttemptRecord | undefined;
-    if (plan.totalInCents > 0) {
+    if (plan.chargeNowInCents > 0) {
       attempt = await runCommand(this.#deps, async ({ tx, now }) => {
         if (claim !== undefined && claimSubject !== undefined) {
           await claimOpenCollection(
@@ -267,7 +298,7 @@ export class SubscriptionService {
             subscriptionId: null,
             customerId: plan.customer?.id ?? null,
             idempotencyKey: `signup:${randomUUID()}`,
-            amountInCents: plan.totalInCents,
+            amountInCents: plan.chargeNowInCents,
             currency: plan.site.currency,
             purpose: 'signup',
             now: now,
@@ -354,6 +385,7 @@ export class SubscriptionService {
           productVersion: plan.product.version.version,
           reference: plan.reference,
           paymentProfileId: profile?.id ?? null,
+          paymentCollectionMethod: plan.paymentCollectionMethod,
           state: plan.state,
           periodAnchorAt: plan.anchor,
           periodIndex: plan.periodIndex,
@@ -501,17 +533,23 @@ export class SubscriptionService {
       }
       return { site, profile, taxed };
     });
-    const card = parseCard({
-      fullNumber: input.fullNumber ?? '0',
-      expirationMonth: input.expirationMonth ?? existing.profile.expirationMonth,
-      expirationYear: input.expirationYear ?? existing.profile.expirationYear,
-    });
+    const card = parseCard(
+      {
+        fullNumber: input.fullNumber ?? '0',
+        expirationMonth: input.expirationMonth ?? existing.profile.expirationMonth,
+        expirationYear: input.expirationYear ?? existing.profile.expirationYear,
+      },
+      this.#deps.gateway,
+    );
     const billingAddress = { ...existing.profile.billingAddress, ...input.billingAddress } as AddressFields;
     requireTaxAddress(existing.taxed, billingAddress);
     const tokenized =
       input.fullNumber === undefined
         ? undefined
-        : await this.#deps.gateway.tokenize({ ...card, fullNumber: parseCard(input as CreditCardInput).fullNumber });
+        : await this.#deps.gateway.tokenize({
+            ...card,
+            fullNumber: parseCard(input as CreditCardInput, this.#deps.gateway).fullNumber,
+          });
     if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'payment_profile.full_number');
     return runCommand(this.#deps, async (ctx) => {
       const updated = await ctx.tx.customers.updatePaymentProfile(existing.site.id, profileId, {
@@ -707,6 +745,10 @@ export class SubscriptionService {
         errors.add(REFERENCE_TAKEN, 'customer.reference');
       }
     }
+    const paymentCollectionMethod =
+      input.paymentCollectionMethod === undefined
+        ? 'automatic'
+        : (parsePaymentCollectionMethod(input.paymentCollectionMethod, errors) ?? 'automatic');
     const reference = checkReference(input.reference, errors);
     if (reference !== null && (await tx.subscriptions.findByReference(site.id, reference)))
       errors.add(REFERENCE_TAKEN, 'subscription.reference');
@@ -834,12 +876,20 @@ export class SubscriptionService {
     // A free trial defers the coupon to the first amount due.
     const discounts = chargedNow > 0 ? couponDiscounts(charges, coupons) : [];
     const totalInCents = chargedNow + discounts.reduce((sum, d) => sum + d.amountInCents, 0);
-    if (totalInCents > 0 && !hasCard)
+    // Under remittance the signup's invoice is left open for the customer: no card is needed.
+    const chargeNowInCents = collectableAmount({ paymentCollectionMethod }, Math.max(0, totalInCents));
+    if (chargeNowInCents > 0 && !hasCard)
       throw invalid(
         'A payment method is required: the signup charge cannot be collected without a card.',
         'credit_card',
       );
-    if (totalInCents === 0 && !hasCard && terms.requireCreditCard && terms.priceInCents > 0) {
+    if (
+      totalInCents === 0 &&
+      !hasCard &&
+      collectsAutomatically({ paymentCollectionMethod }) &&
+      terms.requireCreditCard &&
+      terms.priceInCents > 0
+    ) {
       throw invalid('Credit card: is required for this product.', 'credit_card');
     }
     const expiresAt =
@@ -870,6 +920,8 @@ export class SubscriptionService {
       discounts,
       charges,
       totalInCents: Math.max(0, totalInCents),
+      paymentCollectionMethod,
+      chargeNowInCents,
     };
   }
 }
@@ -1271,10 +1323,19 @@ export function requireTaxAddress(taxed: boolean, address: Partial<AddressFields
 }
 
 /** Checks an imported vault profile: a token and a valid expiry; card type and last four as given. */
-export function parseImport(input: PaymentProfileImport, gateway: string): StoredMethod {
+export function parseImport(input: PaymentProfileImport, gateway: PaymentGateway): StoredMethod {
   const errors = new ValidationCollector();
   const token = typeof input.vaultToken === 'string' ? input.vaultToken.trim() : '';
   if (token === '') errors.add('Vault token: cannot be blank.', 'payment_profile.vault_token');
+  const vault =
+    typeof input.currentVault === 'string' && input.currentVault.trim() !== '' ? input.currentVault.trim() : undefined;
+  // A token of another gateway cannot be charged here: every renewal would fail. Refused before
+  // anything is written, rather than discovered at the first charge.
+  if (vault !== undefined && !acceptsVault(gateway, vault))
+    errors.add(
+      `Current vault: ${vault} is not the gateway of this server (${gateway.name}); import a token of ${vaultNamesOf(gateway).join(' or ')}.`,
+      'payment_profile.current_vault',
+    );
   const lastFour = input.lastFour ?? '';
   if (lastFour !== '' && !/^\d{4}$/.test(lastFour))
     errors.add('Last four: must be 4 digits.', 'payment_profile.last_four');
@@ -1283,7 +1344,7 @@ export function parseImport(input: PaymentProfileImport, gateway: string): Store
   return {
     vaultToken: token,
     customerVaultToken: input.customerVaultToken ?? null,
-    currentVault: input.currentVault ?? gateway,
+    currentVault: vault ?? gateway.name,
     cardType: input.cardType ?? 'bogus',
     lastFour,
     expirationMonth: expiry!.month,
@@ -1291,6 +1352,36 @@ export function parseImport(input: PaymentProfileImport, gateway: string): Store
     firstName: input.firstName,
     lastName: input.lastName,
   };
+}
+
+/**
+ * What a gateway may declare beyond the port (as {@link ConcurrencyLimitedGateway} does): the
+ * `current_vault` names whose tokens it charges, and which values it takes as a card token of its
+ * own in place of a card number.
+ */
+export interface VaultAwareGateway extends PaymentGateway {
+  /** The `current_vault` names of tokens this gateway charges; default its `name` alone. */
+  readonly vaultNames?: readonly string[];
+  /** Whether `value`, given where a card number goes, is a token of this gateway (e.g. `pm_...`). */
+  isCardToken?(value: string): boolean;
+}
+
+/** The `current_vault` names whose tokens the gateway charges ({@link VaultAwareGateway.vaultNames}). */
+export function vaultNamesOf(gateway: PaymentGateway): readonly string[] {
+  const names = (gateway as VaultAwareGateway).vaultNames;
+  return names !== undefined && names.length > 0 ? names : [gateway.name];
+}
+
+/** Whether an imported profile's `current_vault` names this gateway (case and spaces aside). */
+export function acceptsVault(gateway: PaymentGateway, vault: string): boolean {
+  const wanted = vault.trim().toLowerCase();
+  return vaultNamesOf(gateway).some((name) => name.toLowerCase() === wanted);
+}
+
+/** Whether the gateway takes `value` as a card token of its own ({@link VaultAwareGateway.isCardToken}). */
+export function takesCardToken(gateway: PaymentGateway, value: string): boolean {
+  const check = (gateway as VaultAwareGateway).isCardToken;
+  return typeof check === 'function' && check.call(gateway, value) === true;
 }
 
 /** Validates a card expiry given as numbers or strings. */
@@ -1312,11 +1403,15 @@ function parseExpiry(monthInput: unknown, yearInput: unknown, prefix: string): {
 }
 
 /** Checks a card's number and expiry (the service's messages), ready for the gateway. */
-export function parseCard(input: CreditCardInput): CardInput {
+export function parseCard(input: CreditCardInput, gateway?: PaymentGateway): CardInput {
   const errors = new ValidationCollector();
-  const number = typeof input.fullNumber === 'string' ? input.fullNumber.replace(/[\s-]/g, '') : '';
+  const given = typeof input.fullNumber === 'string' ? input.fullNumber.trim() : '';
+  // A gateway's own card token (a Stripe PaymentMethod id) stands where the number goes; the
+  // gateway tokenizes it as it is, so it is neither stripped nor checked for digits.
+  const token = gateway !== undefined && given !== '' && takesCardToken(gateway, given);
+  const number = token ? given : given.replace(/[\s-]/g, '');
   if (number === '') errors.add('Credit card number: cannot be blank.', 'credit_card.full_number');
-  else if (!/^\d+$/.test(number))
+  else if (!token && !/^\d+$/.test(number))
     errors.add('Credit card number: must contain only digits.', 'credit_card.full_number');
   const expiry = errors.capture(() => parseExpiry(input.expirationMonth, input.expirationYear, 'credit_card'));
   errors.throwIfAny();
@@ -1339,7 +1434,7 @@ export async function prepareNewCard(
   current: SubscriptionView,
   input: CreditCardInput & { billingAddress?: Partial<AddressFields> },
 ): Promise<NewCard> {
-  const card = parseCard(input);
+  const card = parseCard(input, gateway);
   requireTaxAddress(current.product.version.terms.taxable, {
     ...current.paymentProfile?.billingAddress,
     ...input.billingAddress,

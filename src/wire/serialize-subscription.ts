@@ -42,7 +42,8 @@ export interface SubscriptionJson {
   readonly delayed_cancel_at: string | null;
   readonly signup_payment_id: number | null;
   readonly signup_revenue: string;
-  readonly payment_collection_method: 'automatic';
+  /** `automatic` or `remittance` (never the older `invoice`, which is read as remittance). */
+  readonly payment_collection_method: 'automatic' | 'remittance';
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
   /** The product a delayed product change moves to at the next renewal, or null. */
@@ -91,7 +92,7 @@ export function subscriptionJson(
     delayed_cancel_at: wireTimestamp(s.delayedCancelAt, context),
     signup_payment_id: s.signupPaymentId,
     signup_revenue: toMajorString(s.signupRevenueInCents, context.currency),
-    payment_collection_method: 'automatic',
+    payment_collection_method: s.paymentCollectionMethod,
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
     next_product_id: typeof s.data.nextProductId === 'number' ? s.data.nextProductId : null,

@@ -13,11 +13,13 @@ import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalar
  */
 export type SubscriptionProductChange = ProductChangeInput | { readonly delayed: true; readonly productId: null };
 
-/** What `PUT`/`POST /subscriptions/{id}.json` asks for: a new card, a new billing date, a product change. */
+/** What `PUT`/`POST /subscriptions/{id}.json` asks for: a new card, a new billing date, a product change, a collection method. */
 export interface SubscriptionUpdate {
   readonly creditCard?: WireCardInput;
   readonly nextBillingAt?: string;
   readonly productChange?: SubscriptionProductChange;
+  /** `automatic`, `remittance` or `invoice`; the service reads the names. */
+  readonly paymentCollectionMethod?: string;
 }
 
 // Fields of a subscription update that other endpoints of the service handle or that the engine
@@ -70,13 +72,6 @@ export const updateSubscriptionFields = z
       if (isGiven(s[key]))
         ctx.addIssue({ code: 'custom', path: [key], message: 'cannot be changed here by this server yet.' });
     }
-    if (s.payment_collection_method != null && s.payment_collection_method !== 'automatic') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['payment_collection_method'],
-        message: "must be 'automatic'; other collection methods are not supported by this server yet.",
-      });
-    }
     const namesProduct = isGiven(s.product_handle) || s.product_id != null;
     if (s.next_product_id !== undefined && namesProduct) {
       ctx.addIssue({
@@ -104,6 +99,9 @@ export const updateSubscriptionFields = z
       ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
       ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
       ...(productChange === undefined ? {} : { productChange }),
+      ...(s.payment_collection_method == null || s.payment_collection_method === ''
+        ? {}
+        : { paymentCollectionMethod: s.payment_collection_method }),
     };
   });
 

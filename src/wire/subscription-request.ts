@@ -125,13 +125,6 @@ export const createSubscriptionFields = z
       if (isGiven(s[key]))
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not supported by this server yet.' });
     }
-    if (s.payment_collection_method != null && s.payment_collection_method !== 'automatic') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['payment_collection_method'],
-        message: "must be 'automatic'; other collection methods are not supported by this server yet.",
-      });
-    }
   })
   .transform((s): CreateSubscriptionInput => {
     const [couponCode, ...couponCodes] = signupCodes(s.coupon_code, s.coupon_codes);
@@ -149,6 +142,10 @@ export const createSubscriptionFields = z
       ...(s.ref == null || s.ref === '' ? {} : { ref: s.ref }),
       ...(s.reference == null ? {} : { reference: s.reference }),
       ...(s.next_billing_at == null ? {} : { nextBillingAt: s.next_billing_at }),
+      // Checked by the service (one reading of the names, `invoice` included, for every caller).
+      ...(s.payment_collection_method == null || s.payment_collection_method === ''
+        ? {}
+        : { paymentCollectionMethod: s.payment_collection_method }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),
       ...(s.metafields == null || Object.keys(s.metafields).length === 0 ? {} : { metafields: s.metafields }),

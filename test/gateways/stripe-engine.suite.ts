@@ -224,6 +224,100 @@ export function stripeEngineScenarios(harness: StorageHarness): void {
       );
     });
 
+    it('refuses an import whose current_vault names another gateway, before anything is written or sent', async () => {
+      const f = await start();
+      const acme = f.engine.site('acme');
+      const error = (await acme.subscriptions
+        .create({
+          productHandle: 'basic',
+          customer: { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+          paymentProfile: {
+            vaultToken: 'bt_token_1',
+            currentVault: 'braintree_blue',
+            expirationMonth: 12,
+            expirationYear: 2034,
+          },
+        })
+        .catch((e: unknown) => e)) as BillingError;
+      expect(error.code).toBe('validation');
+      expect(error.details).toEqual([
+        {
+          message:
+            'Current vault: braintree_blue is not the gateway of this server (stripe_connect); import a token of stripe_connect or stripe.',
+          attribute: 'payment_profile.current_vault',
+        },
+      ]);
+      expect(f.fake.requests).toHaveLength(0);
+      expect(await acme.customers.list()).toHaveLength(0);
+      expect(await acme.subscriptions.list()).toHaveLength(0);
+
+      // The same refusal for a payment profile created on its own.
+      const customer = await acme.customers.create({ firstName: 'Bo', lastName: 'B', email: 'bo@example.com' });
+      const profile = (await acme.paymentProfiles
+        .create({
+          customerId: customer.id,
+          vaultToken: 'bt_token_2',
+          currentVault: 'braintree_blue',
+          expirationMonth: 12,
+          expirationYear: 2034,
+        })
+        .catch((e: unknown) => e)) as BillingError;
+      expect(profile.code).toBe('validation');
+      expect(profile.details.map((d) => d.attribute)).toEqual(['payment_profile.current_vault']);
+      expect(await acme.paymentProfiles.list({ customerId: customer.id })).toHaveLength(0);
+      expect(f.fake.requests).toHaveLength(0);
+    });
+
+    it('takes a PaymentMethod id as the new card of a subscription and charges it at renewal', async () => {
+      const f = await start();
+      const acme = f.engine.site('acme');
+      const view = await signupWith(f, 'pm_card_visa');
+      const id = view.subscription.id;
+      const updated = await acme.subscriptions.update(id, {
+        creditCard: { fullNumber: 'pm_card_mastercard', expirationMonth: 11, expirationYear: 2035 },
+      });
+      // Stripe attaches a test PaymentMethod as a new one of its own (as the real API does).
+      expect(updated.paymentProfile!.vaultToken).toMatch(/^pm_/);
+      expect(updated.paymentProfile!.vaultToken).not.toBe(view.paymentProfile!.vaultToken);
+      expect(updated.paymentProfile).toMatchObject({
+        currentVault: 'stripe_connect',
+        cardType: 'master',
+        lastFour: '4444',
+        expirationMonth: 11,
+        expirationYear: 2035,
+      });
+      expect(updated.paymentProfile!.id).not.toBe(view.paymentProfile!.id);
+      f.clock.set('2028-03-01T00:00:00Z');
+      expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
+      const renewal = intentsFor(f, `renewal:${id}:1`);
+      expect(renewal.map((i) => [i.amount, i.status, i.payment_method])).toEqual([
+        [1000, 'succeeded', updated.paymentProfile!.vaultToken],
+      ]);
+
+      // The card-update command and the payment profile update take one too.
+      const again = await acme.subscriptions.updateCard(id, {
+        fullNumber: 'pm_card_amex',
+        expirationMonth: 10,
+        expirationYear: 2036,
+      });
+      expect(again.paymentProfile).toMatchObject({ cardType: 'american_express', expirationYear: 2036 });
+      // (An alias not used yet in this test: each alias gets its own Stripe customer, keyed by it.)
+      const profile = await acme.paymentProfiles.update(again.paymentProfile!.id, {
+        fullNumber: 'pm_card_chargeCustomerFail',
+        expirationMonth: 9,
+        expirationYear: 2037,
+      });
+      expect(profile).toMatchObject({ cardType: 'visa', lastFour: '0341', expirationMonth: 9, expirationYear: 2037 });
+      expect(profile.vaultToken).toMatch(/^pm_/);
+      expect(profile.vaultToken).not.toBe(again.paymentProfile!.vaultToken);
+      // A number is still refused without raw cards, and never sent.
+      const refused = (await acme.subscriptions
+        .updateCard(id, { fullNumber: FULL_NUMBER, expirationMonth: 10, expirationYear: 2036 })
+        .catch((e: unknown) => e)) as BillingError;
+      expect(refused.code).toBe('validation');
+      expect(f.fake.requests.some((r) => r.body.includes(FULL_NUMBER))).toBe(false);
+    });
+
     it('never sends a full card number to Stripe unless raw cards are enabled in test mode', async () => {
       const f = await start();
       const card = { fullNumber: FULL_NUMBER, expirationMonth: 12, expirationYear: 2034 };

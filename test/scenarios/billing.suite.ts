@@ -605,7 +605,7 @@ export function billingScenarios(harness: StorageHarness): void {
         customer: { firstName: 'A', lastName: 'B', email: 'a@b.co' },
         paymentProfile: {
           vaultToken: 'cus_vault_123',
-          currentVault: 'stripe',
+          currentVault: 'bogus',
           cardType: 'visa',
           lastFour: '4242',
           expirationMonth: '08',
@@ -614,7 +614,7 @@ export function billingScenarios(harness: StorageHarness): void {
       });
       expect(sub.paymentProfile).toMatchObject({
         vaultToken: 'cus_vault_123',
-        currentVault: 'stripe',
+        currentVault: 'bogus',
         cardType: 'visa',
         lastFour: '4242',
         expirationMonth: 8,

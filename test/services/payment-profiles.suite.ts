@@ -76,7 +76,7 @@ export function paymentProfilesSuite(harness: StorageHarness): void {
         customerId: signup.customer.id,
         vaultToken: 'cus_vault_1',
         customerVaultToken: 'cus_1',
-        currentVault: 'stripe_connect',
+        currentVault: 'bogus',
         cardType: 'visa',
         lastFour: '4242',
         expirationMonth: 1,
@@ -86,7 +86,7 @@ export function paymentProfilesSuite(harness: StorageHarness): void {
       expect(profile).toMatchObject({
         vaultToken: 'cus_vault_1',
         customerVaultToken: 'cus_1',
-        currentVault: 'stripe_connect',
+        currentVault: 'bogus',
         lastFour: '4242',
         firstName: 'Grace',
         lastName: 'Lovelace',

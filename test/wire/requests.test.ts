@@ -249,20 +249,15 @@ describe('request schemas', () => {
     });
   });
 
-  it('subscription create: spec fields the engine cannot honour are refused', () => {
-    const error = rejection(() =>
+  it('subscription create: the collection method is handed to the engine as given (it reads the names)', () => {
+    expect(
       parseWireRequest(createSubscriptionRequest, {
-        subscription: {
-          product_handle: 'pro',
-          coupon_code: 'X',
-          payment_profile_attributes: { vault_token: 't' },
-          payment_collection_method: 'invoice',
-        },
+        subscription: { product_handle: 'pro', payment_collection_method: 'invoice' },
       }),
-    );
-    expect(error.messages).toEqual([
-      "Payment collection method: must be 'automatic'; other collection methods are not supported by this server yet.",
-    ]);
+    ).toEqual({ productHandle: 'pro', paymentCollectionMethod: 'invoice' });
+    expect(
+      parseWireRequest(updateSubscriptionRequest, { subscription: { payment_collection_method: 'remittance' } }),
+    ).toEqual({ paymentCollectionMethod: 'remittance' });
   });
 
   it('subscription update: card with billing address, and next_billing_at', () => {

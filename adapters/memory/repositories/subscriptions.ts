@@ -28,6 +28,7 @@ export function memorySubscriptions(state: MemoryState, journal: Journal): Subsc
       return state.subscriptions.insert(journal, {
         ...subscription,
         reference,
+        paymentCollectionMethod: subscription.paymentCollectionMethod ?? 'automatic',
         id: state.subscriptions.nextId(),
         version: 1,
       });

@@ -1,5 +1,6 @@
 /** Subscriptions on SQL: one row each, lifecycle instants as columns, coupons and extensions as JSON. */
 import type {
+  PaymentCollectionMethod,
   SubscriptionDateField,
   SubscriptionFilter,
   SubscriptionRecord,
@@ -207,6 +208,7 @@ function subscriptionColumns(
   if (fields.productVersion !== undefined) set.product_version = fields.productVersion;
   if (fields.reference !== undefined) set.reference = fields.reference;
   if (fields.paymentProfileId !== undefined) set.payment_profile_id = fields.paymentProfileId;
+  if (fields.paymentCollectionMethod !== undefined) set.payment_collection_method = fields.paymentCollectionMethod;
   if (fields.state !== undefined) set.state = fields.state;
   if (fields.periodAnchorAt !== undefined) set.period_anchor_at = encode.instant(fields.periodAnchorAt);
   if (fields.periodIndex !== undefined) set.period_index = fields.periodIndex;
@@ -243,6 +245,7 @@ function decodeSubscription(row: Selectable<SubscriptionsTable>): SubscriptionRe
     productVersion: decodeInteger(row.product_version),
     reference: row.reference ?? null,
     paymentProfileId: row.payment_profile_id === null ? null : decodeId(row.payment_profile_id),
+    paymentCollectionMethod: decodeCollectionMethod(row.payment_collection_method),
     state: decodeState(row.state),
     periodAnchorAt: decodeInstant(row.period_anchor_at),
     periodIndex: decodeInteger(row.period_index),
@@ -277,6 +280,11 @@ function referralTaken(code: string | null): BillingError {
 
 function referenceTaken(reference: string): BillingError {
   return new BillingError('conflict', `Reference ${reference} is already taken.`, { data: { reference } });
+}
+
+function decodeCollectionMethod(value: string): PaymentCollectionMethod {
+  if (value === 'automatic' || value === 'remittance') return value;
+  throw new BillingError('storage', `Unknown payment collection method ${value}.`);
 }
 
 function decodeState(value: string): SubscriptionState {

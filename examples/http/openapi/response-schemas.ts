@@ -152,7 +152,7 @@ export const subscriptionSchema = z
     delayed_cancel_at: timestamp,
     signup_payment_id: z.int().nullable(),
     signup_revenue: z.string().meta({ description: 'A decimal string in major units, e.g. "10.00".' }),
-    payment_collection_method: z.literal('automatic'),
+    payment_collection_method: z.enum(['automatic', 'remittance']),
     coupon_code: z.string().nullable(),
     coupon_codes: z.array(z.string()).readonly(),
     next_product_id: z.int().nullable(),

@@ -77,7 +77,8 @@ export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
   });
 
   // The spec changes the billing date with POST and the card with PUT; the SDK sends both with PUT.
-  // One engine command: the card, then the product, then the date; if any is refused, none is kept.
+  // One engine command: the card, the collection method, the product, then the date; if any is
+  // refused, none is kept.
   const update = async (c: HttpContext) => {
     const id = idParam(c, 'id', 'Subscription');
     const body = await readJsonBody(c);
@@ -85,7 +86,11 @@ export function registerSubscriptionRoutes(app: Hono<HttpAppEnv>): void {
     const reference = subscriptionReferenceChange(body);
     const site = c.var.site;
     const productChange = change.productChange;
-    const others = change.creditCard !== undefined || productChange !== undefined || change.nextBillingAt !== undefined;
+    const others =
+      change.creditCard !== undefined ||
+      productChange !== undefined ||
+      change.nextBillingAt !== undefined ||
+      change.paymentCollectionMethod !== undefined;
     // A taken reference is refused before anything changes; the other changes (one command) go
     // next, and the reference is written once they are kept. Only a reference taken by another
     // request in between is refused after them.

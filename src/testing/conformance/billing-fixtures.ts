@@ -162,6 +162,7 @@ export function subscriptionFixture(
     productVersion: product.currentVersion,
     reference: null,
     paymentProfileId: null,
+    paymentCollectionMethod: 'automatic',
     state: 'active',
     periodAnchorAt: T0,
     periodIndex: 1,

@@ -48,6 +48,8 @@ export function subscriptionCases({ api, storage }: SectionContext): void {
       // Every instant set, each with its own millisecond, so any one truncated or swapped shows.
       const input = subscriptionFixture(customer, product, {
         paymentProfileId: profile.id,
+        // The non-default method, so an adapter that drops the column shows.
+        paymentCollectionMethod: 'remittance',
         state: 'trialing',
         periodAnchorAt: at(T0, 11),
         periodIndex: 3,
@@ -103,6 +105,32 @@ export function subscriptionCases({ api, storage }: SectionContext): void {
       assert.equal(found?.cancelAtEndOfPeriod, false);
       assert.deepEqual(found?.couponCodes, []);
       assert.deepEqual(found?.data, {});
+    });
+
+    it('defaults the payment collection method to automatic and changes it in both directions', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-collect');
+      const { paymentCollectionMethod: _left, ...fixture } = subscriptionFixture(customer, product) as ReturnType<
+        typeof subscriptionFixture
+      > & { paymentCollectionMethod?: string };
+      const sub = await storage().transaction((tx) => tx.subscriptions.insert(fixture));
+      assert.equal(sub.paymentCollectionMethod, 'automatic', 'left out, the method is automatic');
+      const remittance = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, sub.id, sub.version, { paymentCollectionMethod: 'remittance' }),
+      );
+      assert.equal(remittance?.paymentCollectionMethod, 'remittance');
+      assert.equal(
+        (await storage().transaction((tx) => tx.subscriptions.findById(site.id, sub.id)))?.paymentCollectionMethod,
+        'remittance',
+        'the change is stored',
+      );
+      const untouched = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, sub.id, remittance!.version, { state: 'past_due' }),
+      );
+      assert.equal(untouched?.paymentCollectionMethod, 'remittance', 'a patch without it keeps it');
+      const back = await storage().transaction((tx) =>
+        tx.subscriptions.updateAtVersion(site.id, sub.id, untouched!.version, { paymentCollectionMethod: 'automatic' }),
+      );
+      assert.equal(back?.paymentCollectionMethod, 'automatic');
     });
 
     it('updates only at the expected version, bumps it and applies the patch exactly', async () => {

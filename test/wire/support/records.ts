@@ -106,6 +106,7 @@ export const subscription: SubscriptionRecord = {
   productId: 7,
   productVersion: 2,
   paymentProfileId: 21,
+  paymentCollectionMethod: 'automatic',
   reference: null,
   state: 'active',
   periodAnchorAt: AT,

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { remittanceSuite } from './remittance.suite.js';
+
+remittanceSuite(sqliteHarness);
