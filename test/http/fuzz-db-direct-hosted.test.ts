@@ -1004,13 +1004,14 @@ describe('fuzz: direct post and hosted pages never 5xx and change nothing when r
   }, 120_000);
 });
 
-describe('fuzz: malformed invoice and events requests never 5xx and change nothing when refused', () => {
+describe('fuzz: malformed invoice, events and report requests never 5xx and change nothing when refused', () => {
   const http = useHttpFixture({ rateLimit: false, storage: 'sqlite-file', webhooks: { fetch: noNetworkFetch } });
 
   /** The main-API families fuzzed in this file (the others are in fuzz-db-subscriptions and fuzz-db-catalog). */
   const FAMILIES: readonly (readonly [family: string, seed: number, runs: number])[] = [
     ['invoices', 5311, 60],
     ['events', 5312, 50],
+    ['reports', 5313, 50],
   ];
 
   for (const [family, seed, runs] of FAMILIES) {

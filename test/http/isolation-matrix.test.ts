@@ -518,6 +518,103 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
       () => emptyList(field('credit_notes')),
     ),
   ),
+  'GET /stats.json': checked(
+    "A's site only",
+    'GET /stats.json',
+    [200],
+    () => ({}),
+    (a) => (reply) => {
+      const body = reply.json<{ site_id?: unknown; stats?: { total_subscriptions?: unknown } }>();
+      return body.site_id === a.siteId ? [] : [`answered the statistics of site ${String(body.site_id)}`];
+    },
+  ),
+  // B's subscription counts for nothing in A's MRR.
+  'GET /mrr.json': checked(
+    "B's subscription as the filter",
+    'GET /mrr.json',
+    [200],
+    (b) => ({ query: { subscription_id: String(b.subscriptionId) } }),
+    () => (reply) => {
+      const amount = reply.json<{ mrr?: { amount_in_cents?: unknown } }>().mrr?.amount_in_cents;
+      return amount === 0 ? [] : [`B's subscription gave an MRR of ${String(amount)}`];
+    },
+  ),
+  'GET /subscriptions_mrr.json': all(
+    checked(
+      'list',
+      'GET /subscriptions_mrr.json',
+      [200],
+      () => ({ query: { per_page: '200' } }),
+      (a) =>
+        onlyA(
+          a,
+          'subscriptions',
+          'id',
+          field('subscriptions_mrr'),
+          (item) => (item as { subscription_id: unknown }).subscription_id,
+          0,
+        ),
+    ),
+    checked(
+      "B's subscription as the filter",
+      'GET /subscriptions_mrr.json',
+      [200],
+      (b) => ({ query: { filter: { subscription_ids: String(b.subscriptionId) } } }),
+      () => emptyList(field('subscriptions_mrr')),
+    ),
+  ),
+  ...Object.fromEntries(
+    (['customers', 'subscriptions'] as const).map((resource): [string, CaseBuilder] => [
+      `GET /${resource}/metadata.json`,
+      all(
+        checked(
+          'list',
+          `GET /${resource}/metadata.json`,
+          [200],
+          () => ({ query: { per_page: '200' } }),
+          (a) => onlyA(a, 'metadata', 'id', field('metadata'), (item) => (item as { id: unknown }).id, 0),
+        ),
+        checked(
+          `B's ${resource === 'customers' ? 'customer' : 'subscription'} as the filter`,
+          `GET /${resource}/metadata.json`,
+          [200],
+          (b) => ({ query: { resource_ids: [String(resource === 'customers' ? b.customerId : b.subscriptionId)] } }),
+          () => emptyList(field('metadata')),
+        ),
+      ),
+    ]),
+  ),
+  'GET /subscriptions_components.json': all(
+    checked(
+      'list',
+      'GET /subscriptions_components.json',
+      [200],
+      () => ({ query: { per_page: '200' } }),
+      (a) =>
+        onlyA(
+          a,
+          'subscriptions',
+          'id',
+          field('subscriptions_components'),
+          (item) => (item as { subscription_id: unknown }).subscription_id,
+          0,
+        ),
+    ),
+    checked(
+      "B's subscription as the filter",
+      'GET /subscriptions_components.json',
+      [200],
+      (b) => ({ query: { subscription_ids: String(b.subscriptionId) } }),
+      () => emptyList(field('subscriptions_components')),
+    ),
+    checked(
+      "B's product family as the filter",
+      'GET /subscriptions_components.json',
+      [200],
+      (b) => ({ query: { product_family_ids: String(b.familyId) } }),
+      () => emptyList(field('subscriptions_components')),
+    ),
+  ),
   'GET /site.json': checked(
     "A's site only",
     'GET /site.json',

@@ -49,8 +49,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Prepaid-usage components are not modelled by the engine (three component kinds are).',
   'CouponsController.createOrUpdateCouponCurrencyPrices':
     "Coupons have one currency, the site's; currency prices are not modelled.",
-  'CustomFieldsController.listMetadataForResourceType':
-    "Listing one resource type's metadata across records is not served yet.",
   'EventsBasedBillingSegmentsController.bulkCreateSegments':
     'Events-based billing segments: the engine has no event-based components.',
   'EventsBasedBillingSegmentsController.bulkUpdateSegments':
@@ -64,11 +62,7 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'EventsBasedBillingSegmentsController.updateSegment':
     'Events-based billing segments: the engine has no event-based components.',
   'InsightsController.listMrrMovements':
-    'Insights (stats, MRR): reporting is out of scope for the billing engine so far.',
-  'InsightsController.listMrrPerSubscription':
-    'Insights (stats, MRR): reporting is out of scope for the billing engine so far.',
-  'InsightsController.readMrr': 'Insights (stats, MRR): reporting is out of scope for the billing engine so far.',
-  'InsightsController.readSiteStats': 'Insights (stats, MRR): reporting is out of scope for the billing engine so far.',
+    "MRR movements: the engine keeps no history of each subscription's MRR, and ledger lines mix one-off charges, prorations and usage with recurring ones, so movements would be guesses.",
   'InvoicesController.listConsolidatedInvoiceSegments':
     'Not among the invoice endpoints the invoices work serves so far.',
   'InvoicesController.sendInvoice': 'Not among the invoice endpoints the invoices work serves so far.',
@@ -115,8 +109,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Event-based components are not modelled by the engine.',
   'SubscriptionComponentsController.deletePrepaidUsageAllocation':
     'Prepaid-usage components are not modelled by the engine.',
-  'SubscriptionComponentsController.listSubscriptionComponentsForSite':
-    'The site-wide subscription-component list is not served yet.',
   'SubscriptionComponentsController.recordEvent': 'Events-based billing ingestion is not modelled by the engine.',
   'SubscriptionComponentsController.updatePrepaidUsageAllocationExpirationDate':
     'Prepaid-usage components are not modelled by the engine.',

@@ -1,5 +1,50 @@
 import type { Hono } from 'hono';
-import type { HttpAppEnv } from '../http-context.js';
+import { type HttpAppEnv, sendJson, wireContext } from '../http-context.js';
+import {
+  metadataListQuery,
+  mrrQuery,
+  serializeMetadataPage,
+  serializeMrr,
+  serializeSiteStatistics,
+  serializeSiteSubscriptionComponents,
+  serializeSubscriptionMrrList,
+  subscriptionComponentListQuery,
+  subscriptionMrrListQuery,
+} from '../wire-bridge.js';
+import { queryOf } from './route-params.js';
 
-/** Site statistics, MRR, a resource type's metadata and the site-wide subscription-component list. */
-export function registerReportRoutes(_app: Hono<HttpAppEnv>): void {}
+/**
+ * Site statistics, MRR, a resource type's metadata and the site-wide subscription-component list.
+ *
+ * Registered before the customer and subscription routes: `/customers/metadata.json` and
+ * `/subscriptions/metadata.json` also fit `/customers/{id}.json` and `/subscriptions/{id}.json`,
+ * and the route registered first is the one that answers.
+ *
+ * `GET /mrr_movements.json` is not served: the engine keeps no history of each subscription's MRR
+ * (no record of the recurring amount before and after a change), so movements could only be
+ * guessed from ledger lines, which mix one-off charges, prorations and usage with recurring ones.
+ */
+export function registerReportRoutes(app: Hono<HttpAppEnv>): void {
+  app.get('/stats.json', async (c) =>
+    sendJson(200, serializeSiteStatistics(await c.var.site.reports.siteStatistics())),
+  );
+
+  app.get('/mrr.json', async (c) => sendJson(200, serializeMrr(await c.var.site.reports.mrr(mrrQuery(queryOf(c))))));
+
+  app.get('/subscriptions_mrr.json', async (c) => {
+    const page = await c.var.site.reports.listSubscriptionMrr(subscriptionMrrListQuery(queryOf(c)));
+    return sendJson(200, serializeSubscriptionMrrList(page));
+  });
+
+  for (const resource of ['customers', 'subscriptions'] as const) {
+    app.get(`/${resource}/metadata.json`, async (c) => {
+      const page = await c.var.site.reports.listMetadata(resource, metadataListQuery(queryOf(c)));
+      return sendJson(200, serializeMetadataPage(page));
+    });
+  }
+
+  app.get('/subscriptions_components.json', async (c) => {
+    const page = await c.var.site.reports.listSubscriptionComponents(subscriptionComponentListQuery(queryOf(c)));
+    return sendJson(200, serializeSiteSubscriptionComponents(page, await wireContext(c)));
+  });
+}

@@ -640,6 +640,41 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
   couponRemoval: {
     'DELETE /subscriptions/:id/remove_coupon.json': (w) => ({ query: { coupon_code: w.couponCode } }),
   },
+  // Site statistics, MRR and the site-wide metadata and subscription-component lists (read only).
+  // Last, so that the families before it keep their positions (fuzz-postgres-hostile seeds by position).
+  // No paging values: paging is read leniently (a bad page is the first), so a mutated one is not refused.
+  reports: {
+    'GET /stats.json': () => ({}),
+    'GET /mrr.json': (w) => ({ query: { subscription_id: String(w.subscriptionId) } }),
+    'GET /subscriptions_mrr.json': (w) => ({
+      query: { filter: { subscription_ids: String(w.subscriptionId) }, direction: 'asc' },
+    }),
+    ...Object.fromEntries(
+      (['customers', 'subscriptions'] as const).map((resource): [string, Builder] => [
+        `GET /${resource}/metadata.json`,
+        (w) => ({
+          query: {
+            resource_ids: [String(resource === 'customers' ? w.customerId : w.subscriptionId)],
+            date_field: 'updated_at',
+            start_date: '2026-01-01',
+            with_deleted: 'false',
+            direction: 'desc',
+          },
+        }),
+      ]),
+    ),
+    'GET /subscriptions_components.json': (w) => ({
+      query: {
+        subscription_ids: String(w.subscriptionId),
+        product_family_ids: String(w.familyId),
+        sort: 'updated_at',
+        direction: 'asc',
+        date_field: 'updated_at',
+        start_date: '2026-01-01',
+        filter: { subscription: { states: 'active,past_due' } },
+      },
+    }),
+  },
 };
 
 /** The direct-post routes (forms and signatures; see fuzz-direct-hosted.test.ts). */

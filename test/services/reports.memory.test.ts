@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { reportsSuite } from './reports.suite.js';
+
+reportsSuite(memoryHarness);
