@@ -158,14 +158,8 @@ export async function reconcileByKey(
   };
 }
 
-/** A gateway that says how many charges it accepts at once (many gateways rate-limit). */
-export interface ConcurrencyLimitedGateway extends PaymentGateway {
-  /** At most this many charge calls in flight at once from one `runDue`. */
-  readonly maxConcurrentCharges?: number;
-}
-
-/** The gateway's own limit on charges in flight, when it declares one. */
+/** The gateway's own limit on charges in flight, when it declares one ({@link PaymentGateway.maxConcurrentCharges}). */
 export function gatewayConcurrency(gateway: PaymentGateway): number | undefined {
-  const limit = (gateway as ConcurrencyLimitedGateway).maxConcurrentCharges;
+  const limit = gateway.maxConcurrentCharges;
   return typeof limit === 'number' && Number.isFinite(limit) && limit >= 1 ? Math.floor(limit) : undefined;
 }

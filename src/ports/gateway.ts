@@ -72,4 +72,10 @@ export interface PaymentGateway {
    * it. Used to reconcile attempts whose outcome is unknown, instead of charging again.
    */
   lookup(idempotencyKey: string): Promise<ChargeResult | undefined>;
+  /** At most this many charge calls in flight at once from one `runDue` (many gateways rate-limit); default no limit of its own. */
+  readonly maxConcurrentCharges?: number;
+  /** The `current_vault` names of imported tokens this gateway charges; default its `name` alone. */
+  readonly vaultNames?: readonly string[];
+  /** Whether `value`, given where a card number goes, is a token of this gateway (e.g. Stripe's `pm_...`); default none is. */
+  isCardToken?(value: string): boolean;
 }

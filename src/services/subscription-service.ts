@@ -1354,21 +1354,9 @@ export function parseImport(input: PaymentProfileImport, gateway: PaymentGateway
   };
 }
 
-/**
- * What a gateway may declare beyond the port (as {@link ConcurrencyLimitedGateway} does): the
- * `current_vault` names whose tokens it charges, and which values it takes as a card token of its
- * own in place of a card number.
- */
-export interface VaultAwareGateway extends PaymentGateway {
-  /** The `current_vault` names of tokens this gateway charges; default its `name` alone. */
-  readonly vaultNames?: readonly string[];
-  /** Whether `value`, given where a card number goes, is a token of this gateway (e.g. `pm_...`). */
-  isCardToken?(value: string): boolean;
-}
-
-/** The `current_vault` names whose tokens the gateway charges ({@link VaultAwareGateway.vaultNames}). */
+/** The `current_vault` names whose tokens the gateway charges ({@link PaymentGateway.vaultNames}). */
 export function vaultNamesOf(gateway: PaymentGateway): readonly string[] {
-  const names = (gateway as VaultAwareGateway).vaultNames;
+  const names = gateway.vaultNames;
   return names !== undefined && names.length > 0 ? names : [gateway.name];
 }
 
@@ -1378,9 +1366,9 @@ export function acceptsVault(gateway: PaymentGateway, vault: string): boolean {
   return vaultNamesOf(gateway).some((name) => name.toLowerCase() === wanted);
 }
 
-/** Whether the gateway takes `value` as a card token of its own ({@link VaultAwareGateway.isCardToken}). */
+/** Whether the gateway takes `value` as a card token of its own ({@link PaymentGateway.isCardToken}). */
 export function takesCardToken(gateway: PaymentGateway, value: string): boolean {
-  const check = (gateway as VaultAwareGateway).isCardToken;
+  const check = gateway.isCardToken;
   return typeof check === 'function' && check.call(gateway, value) === true;
 }
 
