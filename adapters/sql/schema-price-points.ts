@@ -18,7 +18,24 @@ export interface ProductPricePointsTable {
   updated_at: InstantColumn;
 }
 
+/** `component_price_points`: identity of a component price point; its pricing is `component_versions` rows. */
+export interface ComponentPricePointsTable {
+  id: IdColumn;
+  site_id: Int8Column;
+  component_id: Int8Column;
+  name: string;
+  handle: string;
+  /** `default`, `catalog` or `custom`. */
+  type: string;
+  /** The `component_versions.version` holding the current pricing. */
+  version: ColumnType<number, number, number>;
+  archived_at: NullableInstantColumn;
+  created_at: InstantColumn;
+  updated_at: InstantColumn;
+}
+
 /** Tables of product and component price points, by table name. */
 export interface PricePointTables {
   product_price_points: ProductPricePointsTable;
+  component_price_points: ComponentPricePointsTable;
 }

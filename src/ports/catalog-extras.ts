@@ -55,12 +55,20 @@ export interface ComponentVersionRecord {
 
 /** Components and their versions. */
 export interface ComponentsRepository {
-  /** Inserts a component with version 1 of its pricing; a taken handle gives `conflict`. */
+  /**
+   * Inserts a component with version 1 of its pricing and its default price point (name
+   * `Original`, handle `original`) pointing at that version; a taken handle gives `conflict`.
+   */
   insert(
     component: Omit<ComponentRecord, 'id' | 'currentVersion'>,
     pricing: ComponentPricing,
   ): Promise<{ component: ComponentRecord; version: ComponentVersionRecord }>;
-  /** Adds version `expectedCurrent + 1` if the current version is still `expectedCurrent`; else undefined. */
+  /**
+   * Adds a version of the default price point's pricing (numbered after the component's highest,
+   * which is `expectedCurrent + 1` when the component has no other price points) and makes it
+   * current for the component and its default price point, only if the current version is still
+   * `expectedCurrent`; else undefined.
+   */
   addVersion(
     siteId: number,
     componentId: number,

@@ -1,4 +1,6 @@
 /** Records and repository of price points of products and components. Same conventions as `storage.ts`. */
+
+import type { ComponentPricing, ComponentRecord, ComponentVersionRecord } from './catalog-extras.js';
 import type { ProductRecord, ProductTerms, ProductVersionRecord } from './catalog-records.js';
 
 /**
@@ -38,7 +40,43 @@ export interface ProductPricePointListOptions {
   readonly onlyArchived?: boolean;
 }
 
-/** Price points of products. Every product has exactly one of type `default` (made with the product). */
+/**
+ * A price point of a component: a named, handled pricing (scheme and brackets). As with products,
+ * its pricing is not stored here: each revision is a component version (`component_versions`,
+ * marked with the price point's id) and `version` names the current one. A subscription's
+ * component pins the version it is billed at, so editing a price point never changes what an
+ * existing subscriber pays until the subscription is moved to it again.
+ */
+export interface ComponentPricePointRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly componentId: number;
+  readonly name: string;
+  /** Unique per component. */
+  readonly handle: string;
+  readonly type: PricePointType;
+  /** The component version holding the current pricing. For the default it is the component's current version. */
+  readonly version: number;
+  readonly archivedAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** Options of {@link PricePointsRepository.listComponentPricePoints}. */
+export interface ComponentPricePointListOptions {
+  /** Only this component's price points. */
+  readonly componentId?: number;
+  /** Archived ones too (false by default). */
+  readonly includeArchived?: boolean;
+  /** Only archived ones. */
+  readonly onlyArchived?: boolean;
+}
+
+/**
+ * Price points of products and components. Every product has exactly one of type `default` (made
+ * with the product), and so has every component (made with the component: name `Original`, handle
+ * `original`).
+ */
 export interface PricePointsRepository {
   /**
    * Inserts a `catalog` price point with its first terms as a new product version (numbered after
@@ -86,4 +124,64 @@ export interface PricePointsRepository {
   findDefaultProductPricePoint(siteId: number, productId: number): Promise<ProductPricePointRecord | undefined>;
   /** The site's price points (of one product when given) by id. */
   listProductPricePoints(siteId: number, options?: ProductPricePointListOptions): Promise<ProductPricePointRecord[]>;
+
+  /**
+   * Inserts a `catalog` price point of a component with its first pricing as a new component
+   * version (numbered after the component's highest, and not made current). A handle taken on the
+   * component gives `conflict`.
+   */
+  insertComponentPricePoint(
+    pricePoint: Omit<ComponentPricePointRecord, 'id' | 'version' | 'type'>,
+    pricing: ComponentPricing,
+  ): Promise<{ pricePoint: ComponentPricePointRecord; version: ComponentVersionRecord }>;
+  /**
+   * Changes a component price point's name or handle and, when `pricing` is given, adds a component
+   * version with it and points the price point at it (and the component, when it is the default).
+   * Undefined when missing. A taken handle gives `conflict`.
+   */
+  reviseComponentPricePoint(
+    siteId: number,
+    id: number,
+    patch: { readonly name?: string; readonly handle?: string },
+    pricing: ComponentPricing | undefined,
+    now: Date,
+  ): Promise<{ pricePoint: ComponentPricePointRecord; version: ComponentVersionRecord } | undefined>;
+  /** Sets or clears a component price point's `archivedAt`; undefined when missing. */
+  setComponentPricePointArchived(
+    siteId: number,
+    id: number,
+    archivedAt: Date | null,
+    now: Date,
+  ): Promise<ComponentPricePointRecord | undefined>;
+  /**
+   * Makes a price point its component's default: the previous default becomes `catalog` and the
+   * component's current version becomes the price point's. Undefined when missing.
+   */
+  makeDefaultComponentPricePoint(
+    siteId: number,
+    id: number,
+    now: Date,
+  ): Promise<{ pricePoint: ComponentPricePointRecord; component: ComponentRecord } | undefined>;
+  findComponentPricePoint(siteId: number, id: number): Promise<ComponentPricePointRecord | undefined>;
+  findComponentPricePointByHandle(
+    siteId: number,
+    componentId: number,
+    handle: string,
+  ): Promise<ComponentPricePointRecord | undefined>;
+  /** The component's default price point. */
+  findDefaultComponentPricePoint(siteId: number, componentId: number): Promise<ComponentPricePointRecord | undefined>;
+  /**
+   * The price point a component version belongs to (the one it was made for); undefined for a
+   * version made by no price point (none since migration 14) or a missing one.
+   */
+  findComponentVersionPricePoint(
+    siteId: number,
+    componentId: number,
+    version: number,
+  ): Promise<ComponentPricePointRecord | undefined>;
+  /** The site's component price points (of one component when given) by id. */
+  listComponentPricePoints(
+    siteId: number,
+    options?: ComponentPricePointListOptions,
+  ): Promise<ComponentPricePointRecord[]>;
 }

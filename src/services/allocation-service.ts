@@ -13,6 +13,7 @@ import { callGateway, isOpenAttempt, reconcileByKey } from '../payments/collect.
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
   AllocationRecord,
+  ComponentPricePointRecord,
   ComponentRecord,
   ComponentVersionRecord,
   CouponRecord,
@@ -52,6 +53,7 @@ import {
 } from './payment-runner.js';
 import { periodCoupons } from './period-assessment.js';
 import { collectableBalance, post, UNSETTLED_PAYMENTS, unsettledPayments } from './posting.js';
+import { loadComponentPricePoint, type PricePointRef } from './price-point-service.js';
 import { loadSite } from './site-lookup.js';
 import {
   couponDiscounts,
@@ -80,6 +82,15 @@ export interface AllocationInput {
   readonly prorationDowngradeScheme?: string;
   /** A client's duplicate-prevention token. */
   readonly uniquenessToken?: string | null;
+  /**
+   * The component price point to allocate at: an id, or a handle (a string of digits is an id;
+   * `handle:` may prefix a handle). The subscription's component moves to that price point's
+   * current version, which prices the new quantity; the previous quantity is valued at the version
+   * it was on. Left out, the subscription stays on its pinned version.
+   */
+  readonly pricePointId?: number | string | null;
+  /** The price point by handle, when `pricePointId` is not given. */
+  readonly pricePointHandle?: string | null;
 }
 
 /** One entry of {@link AllocationService.allocateMany}. */
@@ -115,6 +126,10 @@ export interface AllocationEffect {
   readonly discountInCents: number;
   /** The charge or credit line, when the change gave one. */
   readonly line: TransactionRecord | null;
+  /** The component price point the subscription is on after the change (undefined when none is recorded). */
+  readonly pricePoint: ComponentPricePointRecord | undefined;
+  /** The price point it was on before, when the change moved it to another one. */
+  readonly previousPricePoint: ComponentPricePointRecord | undefined;
   /**
    * One `adjustment` line of kind `coupon` per coupon that discounted the change: negative
    * against a charge, positive against a credit (a credit gives back only what was paid).
@@ -177,6 +192,8 @@ interface ParsedAllocation {
   readonly upgradeCharge: ProrationMode;
   readonly downgradeCredit: ProrationMode;
   readonly accrueCharge: boolean;
+  /** The price point asked for, or undefined to stay on the pinned version. */
+  readonly pricePoint: PricePointRef | undefined;
 }
 
 /** An allocation change worked out against storage, before anything is written. */
@@ -240,7 +257,9 @@ const IN_FLIGHT =
  * allocations with proration by the computed cost, immediate collection or accrual of the charge,
  * previews, allocation and usage history. A subscription stays on the component version it was
  * given (at signup, or at its first allocation): a change is priced with that pinned version, like
- * the renewal that bills it, and does not move the subscription to a newer price. The service
+ * the renewal that bills it, and does not move the subscription to a newer price, unless it names
+ * a component price point, which moves the subscription's component to that price point's
+ * current version (the new quantity is priced there, the previous one at the version it was on). The service
  * prices at "the current price" of the subscription's price point, which is what the pin models.
  * Mid-period charges are discounted by the percentage coupons the current period was assessed
  * with, and credits by the same rate (docs/decisions.md says why flat-amount coupons are left out).
@@ -488,7 +507,7 @@ export class AllocationService {
       }
       // Collect what the balance still owes of the charge: existing credit pays for it first.
       const balance = await ctx.tx.ledger.balance(scope.site.id, subscriptionId);
-      const amount = Math.min(collectable, Math.max(0, collectableBalance(balance, subscription.data)));
+      const amount = Math.min(collectable, Math.max(0, collectableBalance(balance, subscription)));
       const profile = await ctx.tx.customers.findPaymentProfile(scope.site.id, subscription.paymentProfileId);
       if (amount === 0 || !profile) return { effects, prepared: undefined };
       // One collecting command per subscription at a time: a concurrent one is refused here, before
@@ -732,6 +751,7 @@ function parseAllocations(entries: readonly BulkAllocationInput[]): ParsedAlloca
     const memo = captureAllocation(componentId, 'memo', problems, () => readMemo(entry.memo));
     const upgrade = mode(entry.upgradeCharge, 'Upgrade charge', 'upgrade_charge', componentId, problems);
     const downgrade = mode(entry.downgradeCredit, 'Downgrade credit', 'downgrade_credit', componentId, problems);
+    const pricePoint = readPricePoint(entry, componentId, problems);
     if (entry.accrueCharge !== undefined && typeof entry.accrueCharge !== 'boolean') {
       problems.push(allocationProblem(componentId, 'accrue_charge', 'Accrue charge: must be true or false.'));
     }
@@ -755,6 +775,7 @@ function parseAllocations(entries: readonly BulkAllocationInput[]): ParsedAlloca
       upgradeCharge: upgrade ?? classicUp?.upgradeCharge ?? 'prorated',
       downgradeCredit: downgrade ?? classicDown ?? 'prorated',
       accrueCharge: entry.accrueCharge ?? classicUp?.accrueCharge ?? false,
+      pricePoint,
     });
   }
   if (problems.length > 0) throw allocationError(problems);
@@ -772,6 +793,28 @@ function mode(
   if (PRORATION_MODES.includes(value as ProrationMode)) return value as ProrationMode;
   problems.push(allocationProblem(componentId, on, `${label}: must be one of full, prorated or none.`));
   return undefined;
+}
+
+/** The price point an entry names (id, or handle), or undefined; a value of another type is a problem. */
+function readPricePoint(
+  entry: BulkAllocationInput,
+  componentId: number,
+  problems: BillingErrorDetail[],
+): PricePointRef | undefined {
+  const { pricePointId: id, pricePointHandle: handle } = entry;
+  if (id !== undefined && id !== null && id !== '') {
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return id;
+    if (typeof id === 'string' && id.trim() !== '') return id.trim();
+    problems.push(allocationProblem(componentId, 'price_point_id', 'Price point: must be an id or a handle.'));
+    return undefined;
+  }
+  if (handle === undefined || handle === null || handle === '') return undefined;
+  if (typeof handle !== 'string') {
+    problems.push(allocationProblem(componentId, 'price_point_handle', 'Price point handle: must be text.'));
+    return undefined;
+  }
+  // A handle of digits alone would read as an id: the prefix keeps it a handle.
+  return `handle:${handle.trim()}`;
 }
 
 /** An optional memo, trimmed; null when absent or blank. */
@@ -842,12 +885,27 @@ async function planAllocation(
   if (!existing && component.archivedAt !== null) {
     problems.push(allocationProblem(component.id, 'component_id', `Component: '${component.id}' has been archived.`));
   }
+  // A named price point is looked up before the other checks report: an unknown one is a 404.
+  const pricePoint =
+    entry.pricePoint === undefined
+      ? undefined
+      : await loadComponentPricePoint(tx, site.id, component.id, entry.pricePoint);
+  if (pricePoint !== undefined && pricePoint.archivedAt !== null) {
+    problems.push(
+      allocationProblem(component.id, 'price_point_id', `Price point: '${pricePoint.handle}' has been archived.`),
+    );
+  }
   if (problems.length > 0) throw allocationError(problems);
   const pinned = existing?.componentVersion ?? component.currentVersion;
-  const { version } = await loadComponentVersion(tx, site.id, component.id, pinned);
+  const { version: pinnedVersion } = await loadComponentVersion(tx, site.id, component.id, pinned);
+  // The quantity held so far is valued at the version it was billed at; the new one at the target.
+  const version =
+    pricePoint === undefined || pricePoint.version === pinned
+      ? pinnedVersion
+      : (await loadComponentVersion(tx, site.id, component.id, pricePoint.version)).version;
   const previousQuantity = existing?.allocatedQuantity ?? 0;
   const previousCost = captureAllocation(component.id, 'quantity', problems, () =>
-    componentPrice(version.pricing, previousQuantity, site.currency),
+    componentPrice(pinnedVersion.pricing, previousQuantity, site.currency),
   );
   const newCost = captureAllocation(component.id, 'quantity', problems, () =>
     componentPrice(version.pricing, entry.quantity, site.currency),
@@ -934,6 +992,19 @@ async function writeAllocation(
     );
   }
   const [written, ...discountLines] = lines.length > 0 ? await post(ctx.tx, lines) : [];
+  const pricePoint = await ctx.tx.pricePoints.findComponentVersionPricePoint(
+    site.id,
+    plan.component.id,
+    plan.version.version,
+  );
+  const previousPricePoint =
+    plan.existing === undefined || plan.existing.componentVersion === plan.version.version
+      ? pricePoint
+      : await ctx.tx.pricePoints.findComponentVersionPricePoint(
+          site.id,
+          plan.component.id,
+          plan.existing.componentVersion,
+        );
   ctx.record({
     siteId: site.id,
     key: 'component_allocation_change',
@@ -956,6 +1027,8 @@ async function writeAllocation(
     discountInCents: plan.discountInCents,
     line: written ?? null,
     discountLines,
+    pricePoint,
+    previousPricePoint: previousPricePoint?.id === pricePoint?.id ? undefined : previousPricePoint,
   };
 }
 

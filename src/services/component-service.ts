@@ -321,12 +321,16 @@ function componentFields(
   return fields;
 }
 
+/** The pricing fields of a component or component price point input. */
+export type ComponentPricingFields = Pick<ComponentInput, 'pricingScheme' | 'prices' | 'unitPrice'>;
+
 /**
  * The pricing an input asks for, checked: undefined on an update that sends no pricing. An on/off
- * component has one price, so only per_unit with one bracket fits it.
+ * component has one price, so only per_unit with one bracket fits it. Component price points are
+ * checked by the same rules (see `price-point-service.ts`).
  */
-function resolvePricing(
-  input: ComponentInput,
+export function resolvePricing(
+  input: ComponentPricingFields,
   current: ComponentPricing | undefined,
   kind: ComponentKind | undefined,
   errors: ValidationCollector,

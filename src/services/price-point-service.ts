@@ -1,12 +1,26 @@
+import { samePricing } from '../domain/catalog/component-pricing.js';
 import { firstFreeHandle, HANDLE_PATTERN, slugify } from '../domain/catalog/handle.js';
-import { BillingError, invalid, isBillingError, notFound, ValidationCollector, validationError } from '../errors.js';
+import {
+  BillingError,
+  type BillingErrorDetail,
+  invalid,
+  isBillingError,
+  notFound,
+  ValidationCollector,
+  validationError,
+} from '../errors.js';
 import type {
+  ComponentPricePointRecord,
+  ComponentPricing,
+  ComponentRecord,
+  ComponentVersionRecord,
   PricePointType,
   ProductPricePointRecord,
   ProductRecord,
   ProductTerms,
   ProductVersionRecord,
   StorageTransaction,
+  SubscriptionComponentRecord,
 } from '../ports/storage.js';
 import {
   type IntervalUnitInput,
@@ -16,9 +30,16 @@ import {
   productTerms,
   sameTerms,
 } from './catalog-service.js';
-import type { CommandDeps } from './command-runner.js';
+import type { CommandContext, CommandDeps } from './command-runner.js';
 import { runCommand } from './command-runner.js';
-import { loadSite } from './site-lookup.js';
+import {
+  type ComponentPricingFields,
+  type ComponentView,
+  loadComponent,
+  loadComponentVersion,
+  resolvePricing,
+} from './component-service.js';
+import { loadSite, loadSubscription } from './site-lookup.js';
 
 /**
  * Input of a product price point. On create `name`, `priceInCents`, `interval` and `intervalUnit`
@@ -69,6 +90,49 @@ export type PricePointRef = number | string;
 export interface PricePointChoice {
   readonly pricePointId?: number | null;
   readonly pricePointHandle?: string | null;
+}
+
+/**
+ * Input of a component price point: a name, an optional handle (made from the name when left out)
+ * and pricing as components take it (`pricingScheme` with `prices`, or the per-unit shortcut
+ * `unitPrice`). On create `name` and the pricing are required; on an update every field is
+ * optional and `prices`, when given, replaces the brackets.
+ */
+export interface ComponentPricePointInput extends ComponentPricingFields {
+  readonly name?: string;
+  readonly handle?: string;
+}
+
+/** A component price point with the pricing of its current version. */
+export interface ComponentPricePointView {
+  readonly pricePoint: ComponentPricePointRecord;
+  readonly version: ComponentVersionRecord;
+}
+
+/** Options of {@link PricePointService.listComponentPricePoints}. */
+export type ComponentPricePointListInput = ProductPricePointListInput;
+
+/** Options of {@link PricePointService.listAllComponentPricePoints} (`GET /components_price_points.json`). */
+export type AllComponentPricePointsInput = AllProductPricePointsInput;
+
+/** One entry of {@link PricePointService.setSubscriptionComponentPricePoints}: a component and its new price point (id or handle). */
+export interface ComponentPricePointAssignment {
+  readonly componentId: number;
+  readonly pricePoint: PricePointRef;
+}
+
+/** What {@link PricePointService.setSubscriptionComponentPricePoints} did to one component. */
+export interface ComponentPricePointAssigned {
+  readonly componentId: number;
+  readonly pricePoint: ComponentPricePointRecord;
+  /** The component version the subscription's component is now billed at. */
+  readonly componentVersion: number;
+}
+
+/** A subscription component with the price point of its pinned version (undefined when none is recorded). */
+export interface SubscriptionComponentPricePoint {
+  readonly subscriptionComponent: SubscriptionComponentRecord;
+  readonly pricePoint: ComponentPricePointRecord | undefined;
 }
 
 const HANDLE_MESSAGE =
@@ -289,6 +353,350 @@ export class PricePointService {
     });
   }
 
+  /** Creates a `catalog` price point on a component (by id or handle). */
+  async createComponentPricePoint(
+    subdomain: string,
+    componentRef: number | string,
+    input: ComponentPricePointInput,
+  ): Promise<ComponentPricePointView> {
+    try {
+      return (await this.#createComponentPricePoints(subdomain, componentRef, [input]))[0]!;
+    } catch (error) {
+      // The single create answers its refusals as a map of field to messages, as the service does.
+      if (isBillingError(error, 'validation')) throw mapped(error);
+      throw error;
+    }
+  }
+
+  /** Creates several price points on one component, all or none: any invalid one refuses the whole batch. */
+  async bulkCreateComponentPricePoints(
+    subdomain: string,
+    componentRef: number | string,
+    inputs: readonly ComponentPricePointInput[],
+  ): Promise<ComponentPricePointView[]> {
+    return this.#createComponentPricePoints(subdomain, componentRef, inputs);
+  }
+
+  /** A component's price points by id; archived ones only when asked for. */
+  async listComponentPricePoints(
+    subdomain: string,
+    componentRef: number | string,
+    options: ComponentPricePointListInput = {},
+  ): Promise<ComponentPricePointView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const records = await tx.pricePoints.listComponentPricePoints(site.id, {
+        componentId: component.id,
+        includeArchived: options.includeArchived === true,
+      });
+      return componentViewsOf(tx, filterTypes(records, options.types));
+    });
+  }
+
+  /** Every component's price points (`GET /components_price_points.json`), by id. */
+  async listAllComponentPricePoints(
+    subdomain: string,
+    options: AllComponentPricePointsInput = {},
+  ): Promise<ComponentPricePointView[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      let records = await tx.pricePoints.listComponentPricePoints(site.id, {
+        onlyArchived: options.archivedAt === 'not_null',
+      });
+      if (options.ids !== undefined) {
+        const ids = new Set(options.ids);
+        records = records.filter((r) => ids.has(r.id));
+      }
+      return componentViewsOf(tx, filterTypes(records, options.types));
+    });
+  }
+
+  /** One price point of a component, by id or handle; `not_found` when it is not that component's. */
+  async getComponentPricePoint(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ComponentPricePointView> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const pricePoint = await loadComponentPricePoint(tx, site.id, component.id, pricePointRef);
+      return (await componentViewsOf(tx, [pricePoint]))[0]!;
+    });
+  }
+
+  /**
+   * Changes a component price point. New pricing is a new component version the price point (and,
+   * for the default, the component) points at; subscribers on the old pricing keep it until they
+   * are moved. A name or handle change alone adds no version. Refusals are a map of field to messages.
+   */
+  async updateComponentPricePoint(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+    input: ComponentPricePointInput,
+  ): Promise<ComponentPricePointView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const current = await loadComponentPricePoint(tx, site.id, component.id, pricePointRef);
+      const { version } = await loadComponentVersion(tx, site.id, component.id, current.version);
+      const errors = new ValidationCollector();
+      const name = input.name === undefined ? undefined : requiredName(input.name, errors);
+      if (input.handle !== undefined) checkHandle(input.handle, errors);
+      if (current.type === 'custom') errors.add('Price point: custom price points cannot be updated.', 'price_point');
+      const pricing = resolvePricing(input, version.pricing, component.kind, errors);
+      if (!errors.ok) throw mapped(validationError(collected(errors)));
+      const changed = pricing !== undefined && !samePricing(pricing, version.pricing);
+      const patch = {
+        ...(name === undefined || name === current.name ? {} : { name }),
+        ...(input.handle === undefined || input.handle === current.handle ? {} : { handle: input.handle }),
+      };
+      if (!changed && Object.keys(patch).length === 0) return { pricePoint: current, version };
+      const revised = await mapHandleConflict(
+        tx.pricePoints.reviseComponentPricePoint(site.id, current.id, patch, changed ? pricing : undefined, now),
+      );
+      if (!revised) throw notFound('Price point', current.id);
+      return revised;
+    });
+  }
+
+  /**
+   * Archives a component price point: allocations can no longer move to it, while subscriptions
+   * already on it keep billing as before. The default price point cannot be archived.
+   */
+  async archiveComponentPricePoint(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ComponentPricePointView> {
+    return this.#setComponentArchived(subdomain, componentRef, pricePointRef, true);
+  }
+
+  /** Makes an archived component price point available again. */
+  async unarchiveComponentPricePoint(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ComponentPricePointView> {
+    return this.#setComponentArchived(subdomain, componentRef, pricePointRef, false);
+  }
+
+  /**
+   * Makes a price point its component's default: subscriptions that get the component from now on
+   * without naming a price point are billed at its pricing, the old default becomes `catalog`, and
+   * subscribers keep what they have. Answers the component at its new current version.
+   */
+  async promoteComponentPricePointToDefault(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+  ): Promise<ComponentView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const current = await loadComponentPricePoint(tx, site.id, component.id, pricePointRef);
+      if (current.archivedAt !== null)
+        throw invalid('Price point: an archived price point cannot be the default.', 'price_point');
+      if (current.type !== 'default') {
+        const promoted = await tx.pricePoints.makeDefaultComponentPricePoint(site.id, current.id, now);
+        if (!promoted) throw notFound('Price point', current.id);
+      }
+      return loadComponent(tx, site.id, component.id);
+    });
+  }
+
+  /**
+   * Moves components of a subscription to other price points (`POST
+   * /subscriptions/{id}/price_points.json`), all or none. The subscription's component is pinned to
+   * the price point's current version from now on: its next charge (an allocation change, the
+   * renewal) is priced there; what was already charged for the current period stays as it was, so
+   * nothing is prorated. A component the subscription has not used yet gets a row with nothing
+   * allocated, so its first allocation is priced at the chosen price point. Refusals name the component and the price point
+   * (`{"component_id":N,"price_point":X,"message":"..."}`): a component outside the subscription's
+   * product family, an unknown or archived price point.
+   */
+  async setSubscriptionComponentPricePoints(
+    subdomain: string,
+    subscriptionId: number,
+    assignments: readonly ComponentPricePointAssignment[],
+  ): Promise<ComponentPricePointAssigned[]> {
+    if (!Array.isArray(assignments) || assignments.length === 0)
+      throw invalid('Components: at least one component and price point is required.', 'components');
+    return runCommand(this.#deps, async (ctx) => {
+      const { tx } = ctx;
+      const site = await loadSite(tx, subdomain);
+      const subscription = await loadSubscription(tx, site.id, subscriptionId);
+      const product = await tx.catalog.findProduct(site.id, subscription.productId);
+      const problems: BillingErrorDetail[] = [];
+      const planned: { component: ComponentRecord; pricePoint: ComponentPricePointRecord }[] = [];
+      for (const { componentId, pricePoint: ref } of assignments) {
+        const problem = (message: string) =>
+          problems.push({ message, attribute: 'price_point', extra: { component_id: componentId, price_point: ref } });
+        const component = await tx.components.findById(site.id, componentId);
+        if (!component || component.familyId !== product?.familyId) {
+          problem(`Component: ${componentId} is not a component of this subscription's product family.`);
+          continue;
+        }
+        const pricePoint = await findComponentPricePointRef(tx, site.id, component.id, ref);
+        if (pricePoint === undefined) problem(`Price point: ${String(ref)} is not a price point of this component.`);
+        else if (pricePoint.archivedAt !== null) problem(`Price point: ${pricePoint.handle} has been archived.`);
+        else planned.push({ component, pricePoint });
+      }
+      if (problems.length > 0) throw validationError(problems, 'objects');
+      const assigned: ComponentPricePointAssigned[] = [];
+      for (const { component, pricePoint } of planned) {
+        await moveComponent(ctx, subscription, component, pricePoint);
+        assigned.push({ componentId: component.id, pricePoint, componentVersion: pricePoint.version });
+      }
+      return assigned;
+    });
+  }
+
+  /**
+   * Moves every component of a subscription back to its component's default price point
+   * (`POST /subscriptions/{id}/price_points/reset.json`), from the next charge on as
+   * {@link setSubscriptionComponentPricePoints} does. A component already at its default's
+   * current version is left alone. Answers the components moved.
+   */
+  async resetSubscriptionComponentPricePoints(
+    subdomain: string,
+    subscriptionId: number,
+  ): Promise<ComponentPricePointAssigned[]> {
+    return runCommand(this.#deps, async (ctx) => {
+      const { tx } = ctx;
+      const site = await loadSite(tx, subdomain);
+      const subscription = await loadSubscription(tx, site.id, subscriptionId);
+      const assigned: ComponentPricePointAssigned[] = [];
+      for (const row of await tx.subscriptionComponents.listForSubscription(site.id, subscription.id)) {
+        const component = await tx.components.findById(site.id, row.componentId);
+        const pricePoint = await tx.pricePoints.findDefaultComponentPricePoint(site.id, row.componentId);
+        if (!component || !pricePoint || row.componentVersion === pricePoint.version) continue;
+        await moveComponent(ctx, subscription, component, pricePoint);
+        assigned.push({ componentId: component.id, pricePoint, componentVersion: pricePoint.version });
+      }
+      return assigned;
+    });
+  }
+
+  /** The price point of each of a subscription's components (of its pinned version), by component id. */
+  async listSubscriptionComponentPricePoints(
+    subdomain: string,
+    subscriptionId: number,
+  ): Promise<SubscriptionComponentPricePoint[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      await loadSubscription(tx, site.id, subscriptionId);
+      const rows = await tx.subscriptionComponents.listForSubscription(site.id, subscriptionId);
+      const out: SubscriptionComponentPricePoint[] = [];
+      for (const row of rows) {
+        const pricePoint = await tx.pricePoints.findComponentVersionPricePoint(
+          site.id,
+          row.componentId,
+          row.componentVersion,
+        );
+        out.push({ subscriptionComponent: row, pricePoint });
+      }
+      return out;
+    });
+  }
+
+  /**
+   * The live price points of the site's components (of one component when given), without their
+   * pricing: what component reads need for their default price point and price point count.
+   */
+  async listComponentPricePointRecords(subdomain: string, componentId?: number): Promise<ComponentPricePointRecord[]> {
+    return this.#deps.storage.transaction(async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      return tx.pricePoints.listComponentPricePoints(site.id, componentId === undefined ? {} : { componentId });
+    });
+  }
+
+  async #createComponentPricePoints(
+    subdomain: string,
+    componentRef: number | string,
+    inputs: readonly ComponentPricePointInput[],
+  ): Promise<ComponentPricePointView[]> {
+    if (!Array.isArray(inputs) || inputs.length === 0) throw invalid('Price points: cannot be empty.', 'price_points');
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const handles = new Set<string>();
+      const errors = new ValidationCollector();
+      const checked: { name: string; handle: string | undefined; pricing: ComponentPricing }[] = [];
+      for (const input of inputs) {
+        const before = errors.ok;
+        const name = requiredName(input.name, errors);
+        if (input.handle !== undefined) {
+          checkHandle(input.handle, errors);
+          if (handles.has(input.handle)) errors.add('Handle: must be unique - that value has been taken.', 'handle');
+          handles.add(input.handle);
+        }
+        if (input.pricingScheme === undefined && input.unitPrice === undefined)
+          errors.add('Pricing scheme: cannot be blank.', 'pricing_scheme');
+        const pricing = resolvePricing(input, undefined, component.kind, errors);
+        if (before && errors.ok && pricing !== undefined) checked.push({ name, handle: input.handle, pricing });
+      }
+      if (!errors.ok) throw validationError(collected(errors));
+      const taken = async (h: string) =>
+        (await tx.pricePoints.findComponentPricePointByHandle(site.id, component.id, h)) !== undefined;
+      const views: ComponentPricePointView[] = [];
+      for (const { name, handle: given, pricing } of checked) {
+        // Without a handle one is made from the name, as product price points get theirs.
+        const handle =
+          given ??
+          (await firstFreeHandle(slugify(name) || 'price-point', async (h) => handles.has(h) || (await taken(h))));
+        handles.add(handle);
+        if (given !== undefined && (await taken(given))) throw handleTakenError();
+        views.push(
+          await mapHandleConflict(
+            tx.pricePoints.insertComponentPricePoint(
+              {
+                siteId: site.id,
+                componentId: component.id,
+                name,
+                handle,
+                archivedAt: null,
+                createdAt: now,
+                updatedAt: now,
+              },
+              pricing,
+            ),
+          ),
+        );
+      }
+      return views;
+    });
+  }
+
+  #setComponentArchived(
+    subdomain: string,
+    componentRef: number | string,
+    pricePointRef: PricePointRef,
+    archived: boolean,
+  ): Promise<ComponentPricePointView> {
+    return runCommand(this.#deps, async ({ tx, now }) => {
+      const site = await loadSite(tx, subdomain);
+      const { component } = await loadComponent(tx, site.id, componentRef);
+      const current = await loadComponentPricePoint(tx, site.id, component.id, pricePointRef);
+      if (archived && current.type === 'default')
+        throw invalid('Price point: the default price point cannot be archived.', 'price_point');
+      let pricePoint = current;
+      if ((current.archivedAt !== null) !== archived) {
+        const updated = await tx.pricePoints.setComponentPricePointArchived(
+          site.id,
+          current.id,
+          archived ? now : null,
+          now,
+        );
+        if (!updated) throw notFound('Price point', current.id);
+        pricePoint = updated;
+      }
+      return (await componentViewsOf(tx, [pricePoint]))[0]!;
+    });
+  }
+
   #setArchived(
     subdomain: string,
     productRef: number | string,
@@ -367,6 +775,74 @@ export async function loadPricePoint(
   return found;
 }
 
+/**
+ * A price point of the component by id or handle, or undefined. A string of digits is an id, as
+ * the SDK's `price_point` may send one either way.
+ */
+export async function findComponentPricePointRef(
+  tx: StorageTransaction,
+  siteId: number,
+  componentId: number,
+  ref: PricePointRef,
+): Promise<ComponentPricePointRecord | undefined> {
+  const id = typeof ref === 'number' ? ref : /^\d+$/.test(ref) ? Number(ref) : undefined;
+  const found =
+    id !== undefined
+      ? await tx.pricePoints.findComponentPricePoint(siteId, id)
+      : await tx.pricePoints.findComponentPricePointByHandle(siteId, componentId, String(ref).replace(/^handle:/, ''));
+  return found?.componentId === componentId ? found : undefined;
+}
+
+/** A price point of the component by id or handle; `not_found` when missing or another component's. */
+export async function loadComponentPricePoint(
+  tx: StorageTransaction,
+  siteId: number,
+  componentId: number,
+  ref: PricePointRef,
+): Promise<ComponentPricePointRecord> {
+  const found = await findComponentPricePointRef(tx, siteId, componentId, ref);
+  if (!found) throw notFound('Price point', ref);
+  return found;
+}
+
+async function componentViewsOf(
+  tx: StorageTransaction,
+  records: readonly ComponentPricePointRecord[],
+): Promise<ComponentPricePointView[]> {
+  const views: ComponentPricePointView[] = [];
+  for (const pricePoint of records) {
+    const { version } = await loadComponentVersion(tx, pricePoint.siteId, pricePoint.componentId, pricePoint.version);
+    views.push({ pricePoint, version });
+  }
+  return views;
+}
+
+/**
+ * Pins a subscription's component to a price point's current version (a row with nothing
+ * allocated when the subscription has not used the component yet). No event is recorded: the
+ * service's `item_price_point_changed` is not among the events the engine can record yet.
+ */
+async function moveComponent(
+  ctx: CommandContext,
+  subscription: { readonly id: number; readonly siteId: number },
+  component: ComponentRecord,
+  pricePoint: ComponentPricePointRecord,
+): Promise<void> {
+  const { tx, now } = ctx;
+  const existing = await tx.subscriptionComponents.find(subscription.siteId, subscription.id, component.id);
+  if (existing?.componentVersion === pricePoint.version) return;
+  await tx.subscriptionComponents.upsert({
+    siteId: subscription.siteId,
+    subscriptionId: subscription.id,
+    componentId: component.id,
+    componentVersion: pricePoint.version,
+    allocatedQuantity: existing?.allocatedQuantity ?? 0,
+    unitBalance: existing?.unitBalance ?? 0,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+  });
+}
+
 async function versionOf(tx: StorageTransaction, pricePoint: ProductPricePointRecord): Promise<ProductVersionRecord> {
   const version = await tx.catalog.findProductVersion(pricePoint.siteId, pricePoint.productId, pricePoint.version);
   if (!version)
@@ -383,10 +859,10 @@ async function viewsOf(
   return views;
 }
 
-function filterTypes(
-  records: readonly ProductPricePointRecord[],
+function filterTypes<T extends { readonly type: PricePointType }>(
+  records: readonly T[],
   types: readonly PricePointType[] | undefined,
-): ProductPricePointRecord[] {
+): T[] {
   return types === undefined || types.length === 0 ? [...records] : records.filter((r) => types.includes(r.type));
 }
 
@@ -468,4 +944,17 @@ export const PRICE_POINT_METHODS = [
   'archiveProductPricePoint',
   'unarchiveProductPricePoint',
   'promoteProductPricePointToDefault',
+  'createComponentPricePoint',
+  'bulkCreateComponentPricePoints',
+  'listComponentPricePoints',
+  'listAllComponentPricePoints',
+  'getComponentPricePoint',
+  'updateComponentPricePoint',
+  'archiveComponentPricePoint',
+  'unarchiveComponentPricePoint',
+  'promoteComponentPricePointToDefault',
+  'setSubscriptionComponentPricePoints',
+  'resetSubscriptionComponentPricePoints',
+  'listSubscriptionComponentPricePoints',
+  'listComponentPricePointRecords',
 ] as const;

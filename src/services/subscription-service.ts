@@ -62,7 +62,11 @@ import { collectableAmount, collectsAutomatically, post } from './posting.js';
 import { resolveSignupVersion } from './price-point-service.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
+import { loadSubscription } from './site-lookup.js';
 import { loadSite } from './site-service.js';
+
+// Kept here too: most services load a subscription through this module.
+export { loadSubscription };
 
 /** A card as `credit_card_attributes` gives it; expiry may be a number or a string. */
 export interface CreditCardInput {
@@ -1146,17 +1150,6 @@ export function recordPayment(
       transaction: { id: payment.id, amount_in_cents: payment.amountInCents },
     },
   });
-}
-
-/** A subscription inside a transaction; `not_found` when missing. */
-export async function loadSubscription(
-  tx: StorageTransaction,
-  siteId: number,
-  id: number,
-): Promise<SubscriptionRecord> {
-  const subscription = await tx.subscriptions.findById(siteId, id);
-  if (!subscription) throw notFound('Subscription', id);
-  return subscription;
 }
 
 /** The read view of a subscription. */

@@ -44,11 +44,12 @@ const requiredQuantity = z.unknown().transform((v, ctx): number | string => {
  * classic `proration_upgrade_scheme` / `proration_downgrade_scheme`, and the modern
  * `accrue_charge`, `upgrade_charge`, `downgrade_credit`. Values are only type-checked here: the
  * engine checks quantities, modes and scheme names with the service's messages. `component_id` is
- * read for bulk entries and ignored where the path names the component. Refused rather than
- * ignored, because the allocation would not be what was asked: `price_point_id` and
- * `billing_schedule` (the engine prices at the subscription's pinned version), a collection method
- * other than `automatic`, and `initiate_dunning: true` (a failed immediate payment accrues to the
- * next renewal here instead).
+ * read for bulk entries and ignored where the path names the component. `price_point_id` (and
+ * `price_point_handle`) never reach this schema: the allocation routes take them out first
+ * (`takeAllocationPricePoint`) and hand them to the engine, which allocates at that price point;
+ * one left here is refused. Refused rather than ignored, because the allocation would not be what
+ * was asked: `billing_schedule`, a collection method other than `automatic`, and
+ * `initiate_dunning: true` (a failed immediate payment accrues to the next renewal here instead).
  */
 export const allocationFields = z
   .object(

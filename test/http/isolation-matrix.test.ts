@@ -661,6 +661,13 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
     () => ({ query: { per_page: '200' } }),
     (a) => onlyA(a, 'product_price_points', 'id', field('price_points'), (item) => (item as { id: unknown }).id),
   ),
+  'GET /components_price_points.json': checked(
+    'list',
+    'GET /components_price_points.json',
+    [200],
+    () => ({ query: { per_page: '200' } }),
+    (a) => onlyA(a, 'component_price_points', 'id', field('price_points'), (item) => (item as { id: unknown }).id),
+  ),
   'POST /reason_codes.json': custom(
     "B's code (per site)",
     'POST /reason_codes.json',

@@ -22,28 +22,10 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
   'BillingPortalController.revokeBillingPortalAccess':
     'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
-  'ComponentPricePointsController.archiveComponentPricePoint':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.bulkCreateComponentPricePoints':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.createComponentPricePoint':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'ComponentPricePointsController.createCurrencyPrices':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.listAllComponentPricePoints':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.listComponentPricePoints':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.promoteComponentPricePointToDefault':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.readComponentPricePoint':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.unarchiveComponentPricePoint':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'ComponentPricePointsController.updateComponentPricePoint':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
+    'A site has one currency: a component price point has no prices in other currencies to create or update.',
   'ComponentPricePointsController.updateCurrencyPrices':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
+    'A site has one currency: a component price point has no prices in other currencies to create or update.',
   'ComponentsController.createEventBasedComponent': 'Event-based components are not modelled by the engine.',
   'ComponentsController.createPrepaidUsageComponent':
     'Prepaid-usage components are not modelled by the engine (three component kinds are).',
@@ -101,10 +83,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'SubscriptionComponentsController.activateEventBasedComponent':
     'Event-based components are not modelled by the engine.',
   'SubscriptionComponentsController.bulkRecordEvents': 'Events-based billing ingestion is not modelled by the engine.',
-  'SubscriptionComponentsController.bulkResetSubscriptionComponentsPricePoints':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
-  'SubscriptionComponentsController.bulkUpdateSubscriptionComponentsPricePoints':
-    'Component price points (issue #19 item 3): product price points are built, components not yet.',
   'SubscriptionComponentsController.deactivateEventBasedComponent':
     'Event-based components are not modelled by the engine.',
   'SubscriptionComponentsController.deletePrepaidUsageAllocation':

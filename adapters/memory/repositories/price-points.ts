@@ -1,7 +1,13 @@
-import { BillingError, type PricePointsRepository, type ProductPricePointRecord } from 'billing-engine';
+import {
+  BillingError,
+  type ComponentPricePointRecord,
+  type PricePointsRepository,
+  type ProductPricePointRecord,
+} from 'billing-engine';
 import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
 import { highestVersion } from './catalog.js';
+import { highestComponentVersion, insertComponentVersion } from './components.js';
 
 function handleTaken(handle: string): BillingError {
   return new BillingError('conflict', `Price point handle ${handle} is already taken.`, { data: { handle } });
@@ -29,7 +35,145 @@ export function memoryPricePoints(state: MemoryState, journal: Journal): PricePo
     const { id: _id, ...record } = row;
     return record;
   };
+  const components = tables.componentPricePoints;
+  const findComponentPricePoint = (siteId: number, id: number): ComponentPricePointRecord | undefined => {
+    const row = components.get(id);
+    return row?.siteId === siteId ? row : undefined;
+  };
+  const componentHandleTaken = (siteId: number, componentId: number, handle: string, except?: number) =>
+    components.countIndexed(
+      tables.componentPricePointsByComponent,
+      keyOf(siteId, componentId),
+      (p) => p.handle === handle && p.id !== except,
+    ) > 0;
+  const componentVersionOf = (siteId: number, componentId: number, version: number) => {
+    const row = state.componentVersions.find(
+      (v) => v.siteId === siteId && v.componentId === componentId && v.version === version,
+    );
+    if (row === undefined) throw new BillingError('storage', `Component ${componentId} has no version ${version}.`);
+    const { id: _id, ...record } = row;
+    return record;
+  };
   return {
+    async insertComponentPricePoint(pricePoint, pricing) {
+      const component = state.components.get(pricePoint.componentId);
+      if (component === undefined || component.siteId !== pricePoint.siteId)
+        throw new BillingError('not_found', `Component ${pricePoint.componentId} not found.`);
+      if (componentHandleTaken(pricePoint.siteId, pricePoint.componentId, pricePoint.handle))
+        throw handleTaken(pricePoint.handle);
+      const number = highestComponentVersion(state, pricePoint.siteId, pricePoint.componentId) + 1;
+      const stored = components.insert(journal, {
+        ...pricePoint,
+        id: components.nextId(),
+        type: 'catalog',
+        version: number,
+      });
+      const version = insertComponentVersion(
+        state,
+        journal,
+        {
+          siteId: stored.siteId,
+          componentId: stored.componentId,
+          version: number,
+          pricing,
+          createdAt: pricePoint.createdAt,
+        },
+        stored.id,
+      );
+      return { pricePoint: structuredClone(stored), version };
+    },
+
+    async reviseComponentPricePoint(siteId, id, patch, pricing, now) {
+      const current = findComponentPricePoint(siteId, id);
+      if (current === undefined) return undefined;
+      if (patch.handle !== undefined && componentHandleTaken(siteId, current.componentId, patch.handle, id))
+        throw handleTaken(patch.handle);
+      if (pricing === undefined) {
+        const pricePoint = components.replace(journal, { ...current, ...patch, updatedAt: now })!;
+        return { pricePoint, version: componentVersionOf(siteId, current.componentId, current.version) };
+      }
+      const number = highestComponentVersion(state, siteId, current.componentId) + 1;
+      const version = insertComponentVersion(
+        state,
+        journal,
+        { siteId, componentId: current.componentId, version: number, pricing, createdAt: now },
+        id,
+      );
+      const pricePoint = components.replace(journal, { ...current, ...patch, version: number, updatedAt: now })!;
+      if (pricePoint.type === 'default') {
+        const component = state.components.get(current.componentId)!;
+        state.components.replace(journal, { ...component, currentVersion: number, updatedAt: now });
+      }
+      return { pricePoint, version };
+    },
+
+    async setComponentPricePointArchived(siteId, id, archivedAt, now) {
+      const current = findComponentPricePoint(siteId, id);
+      if (current === undefined) return undefined;
+      return components.replace(journal, { ...current, archivedAt, updatedAt: now });
+    },
+
+    async makeDefaultComponentPricePoint(siteId, id, now) {
+      const current = findComponentPricePoint(siteId, id);
+      if (current === undefined) return undefined;
+      const component = state.components.get(current.componentId);
+      if (component === undefined || component.siteId !== siteId) return undefined;
+      for (const other of components.filterIndexed(
+        tables.componentPricePointsByComponent,
+        keyOf(siteId, current.componentId),
+        (p) => p.type === 'default' && p.id !== id,
+      )) {
+        components.replace(journal, { ...other, type: 'catalog', updatedAt: now });
+      }
+      const pricePoint = components.replace(journal, { ...current, type: 'default', updatedAt: now })!;
+      const updated = state.components.replace(journal, {
+        ...component,
+        currentVersion: current.version,
+        updatedAt: now,
+      })!;
+      return { pricePoint, component: updated };
+    },
+
+    async findComponentPricePoint(siteId, id) {
+      return findComponentPricePoint(siteId, id);
+    },
+
+    async findComponentPricePointByHandle(siteId, componentId, handle) {
+      return components.findIndexed(
+        tables.componentPricePointsByComponent,
+        keyOf(siteId, componentId),
+        (p) => p.handle === handle,
+      );
+    },
+
+    async findDefaultComponentPricePoint(siteId, componentId) {
+      return components.findIndexed(
+        tables.componentPricePointsByComponent,
+        keyOf(siteId, componentId),
+        (p) => p.type === 'default',
+      );
+    },
+
+    async findComponentVersionPricePoint(siteId, componentId, version) {
+      const mark = tables.componentVersionPricePoints.findIndexed(
+        tables.componentVersionPricePointsByVersion,
+        keyOf(siteId, componentId, version),
+        () => true,
+      );
+      return mark === undefined ? undefined : findComponentPricePoint(siteId, mark.pricePointId);
+    },
+
+    async listComponentPricePoints(siteId, options = {}) {
+      const keep = (p: ComponentPricePointRecord) =>
+        p.siteId === siteId &&
+        (options.onlyArchived === true
+          ? p.archivedAt !== null
+          : options.includeArchived === true || p.archivedAt === null);
+      return options.componentId === undefined
+        ? components.filter(keep)
+        : components.filterIndexed(tables.componentPricePointsByComponent, keyOf(siteId, options.componentId), keep);
+    },
+
     async insertProductPricePoint(pricePoint, terms) {
       const product = state.products.get(pricePoint.productId);
       if (product === undefined || product.siteId !== pricePoint.siteId)

@@ -31,26 +31,6 @@ export function createComponentsRepository(context: RepositoryContext): Componen
   const { db, encode } = context;
   const handleTaken = (handle: string | null | undefined) =>
     new BillingError('conflict', `Component handle ${handle ?? ''} is already taken.`, { data: { handle } });
-  const insertVersion = async (
-    siteId: number,
-    componentId: number,
-    version: number,
-    pricing: ComponentPricing,
-    at: Date,
-  ) => {
-    const row = await db
-      .insertInto('component_versions')
-      .values({
-        site_id: siteId,
-        component_id: componentId,
-        version,
-        pricing: encode.json(pricing),
-        created_at: encode.instant(at),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return decodeVersion(row);
-  };
 
   return {
     async insert(component, pricing) {
@@ -76,22 +56,65 @@ export function createComponentsRepository(context: RepositoryContext): Componen
         .executeTakeFirst();
       if (row === undefined) throw handleTaken(component.handle);
       const stored = decodeComponent(row);
-      const version = await insertVersion(stored.siteId, stored.id, 1, pricing, component.createdAt);
+      // Every component has a default price point from the start, named as the service names it.
+      const pricePoint = await db
+        .insertInto('component_price_points')
+        .values({
+          site_id: stored.siteId,
+          component_id: stored.id,
+          name: 'Original',
+          handle: 'original',
+          type: 'default',
+          version: 1,
+          archived_at: null,
+          created_at: encode.instant(component.createdAt),
+          updated_at: encode.instant(component.createdAt),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const version = await insertComponentVersion(
+        context,
+        { siteId: stored.siteId, componentId: stored.id, version: 1, pricing, createdAt: component.createdAt },
+        decodeId(pricePoint.id),
+      );
       return { component: stored, version };
     },
 
     async addVersion(siteId, componentId, expectedCurrent, pricing, now) {
-      // The pointer moves first, under the row lock, so only one of concurrent edits at one version wins.
-      const row = await db
+      // The row is locked first, and only while the current version is still the expected one, so
+      // only one of concurrent edits at one version wins. The new version is numbered after the
+      // component's highest: other price points' versions may come after the current one.
+      const locked = await db
         .updateTable('components')
-        .set({ current_version: expectedCurrent + 1, updated_at: encode.instant(now) })
+        .set({ updated_at: encode.instant(now) })
         .where('site_id', '=', siteId)
         .where('id', '=', componentId)
         .where('current_version', '=', expectedCurrent)
-        .returningAll()
+        .returning('id')
         .executeTakeFirst();
-      if (row === undefined) return undefined;
-      const version = await insertVersion(siteId, componentId, expectedCurrent + 1, pricing, now);
+      if (locked === undefined) return undefined;
+      const number = (await highestComponentVersion(context, siteId, componentId)) + 1;
+      const row = await db
+        .updateTable('components')
+        .set({ current_version: number })
+        .where('site_id', '=', siteId)
+        .where('id', '=', componentId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      // The component's current pricing is its default price point's: that price point moves too.
+      const pricePoint = await db
+        .updateTable('component_price_points')
+        .set({ version: number, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('component_id', '=', componentId)
+        .where('type', '=', 'default')
+        .returning('id')
+        .executeTakeFirst();
+      const version = await insertComponentVersion(
+        context,
+        { siteId, componentId, version: number, pricing, createdAt: now },
+        pricePoint === undefined ? null : decodeId(pricePoint.id),
+      );
       return { component: decodeComponent(row), version };
     },
 
@@ -159,12 +182,49 @@ export function createComponentsRepository(context: RepositoryContext): Componen
         .where('component_id', '=', componentId)
         .where('version', '=', version)
         .executeTakeFirst();
-      return row && decodeVersion(row);
+      return row && decodeComponentVersion(row);
     },
   };
 }
 
-function decodeComponent(row: Selectable<ComponentsTable>): ComponentRecord {
+/** Inserts one component version, marked with the price point whose pricing it is. */
+export async function insertComponentVersion(
+  { db, encode }: RepositoryContext,
+  version: ComponentVersionRecord,
+  pricePointId: number | null,
+): Promise<ComponentVersionRecord> {
+  const row = await db
+    .insertInto('component_versions')
+    .values({
+      site_id: version.siteId,
+      component_id: version.componentId,
+      version: version.version,
+      pricing: encode.json(version.pricing),
+      created_at: encode.instant(version.createdAt),
+      price_point_id: pricePointId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return decodeComponentVersion(row);
+}
+
+/** The highest version number of a component, of any price point (0 when it has none). */
+export async function highestComponentVersion(
+  { db }: RepositoryContext,
+  siteId: number,
+  componentId: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('component_versions')
+    .select((eb) => eb.fn.max('version').as('highest'))
+    .where('site_id', '=', siteId)
+    .where('component_id', '=', componentId)
+    .executeTakeFirst();
+  return row?.highest == null ? 0 : decodeInteger(row.highest);
+}
+
+/** A component row as the record. */
+export function decodeComponent(row: Selectable<ComponentsTable>): ComponentRecord {
   if (!KINDS.has(row.kind)) throw new BillingError('storage', `Unknown component kind ${row.kind}.`);
   return {
     id: decodeId(row.id),
@@ -183,7 +243,8 @@ function decodeComponent(row: Selectable<ComponentsTable>): ComponentRecord {
   };
 }
 
-function decodeVersion(row: Selectable<ComponentVersionsTable>): ComponentVersionRecord {
+/** A component version row as the record. */
+export function decodeComponentVersion(row: Selectable<ComponentVersionsTable>): ComponentVersionRecord {
   return {
     siteId: decodeId(row.site_id),
     componentId: decodeId(row.component_id),

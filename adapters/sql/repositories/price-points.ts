@@ -4,14 +4,21 @@
  */
 import {
   BillingError,
+  type ComponentPricePointRecord,
   type PricePointsRepository,
   type PricePointType,
   type ProductPricePointRecord,
 } from 'billing-engine';
 import type { Selectable, Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeNullableInstant } from '../codecs.js';
-import type { ProductPricePointsTable } from '../schema-price-points.js';
+import type { ComponentPricePointsTable, ProductPricePointsTable } from '../schema-price-points.js';
 import { decodeProduct, decodeVersion, highestVersion, insertProductVersion } from './catalog.js';
+import {
+  decodeComponent,
+  decodeComponentVersion,
+  highestComponentVersion,
+  insertComponentVersion,
+} from './components.js';
 import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -39,7 +46,208 @@ export function createPricePointsRepository(context: RepositoryContext): PricePo
     return row && decodePricePoint(row);
   };
 
+  /** Takes the component's row lock, so version numbers are handed out one writer at a time. */
+  const lockComponent = async (siteId: number, componentId: number, now: Date) =>
+    db
+      .updateTable('components')
+      .set({ updated_at: encode.instant(now) })
+      .where('site_id', '=', siteId)
+      .where('id', '=', componentId)
+      .returningAll()
+      .executeTakeFirst();
+
+  const findComponentPricePoint = async (siteId: number, id: number) => {
+    const row = await db
+      .selectFrom('component_price_points')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && decodeComponentPricePoint(row);
+  };
+
   return {
+    async insertComponentPricePoint(pricePoint, pricing) {
+      const component = await lockComponent(pricePoint.siteId, pricePoint.componentId, pricePoint.createdAt);
+      if (component === undefined)
+        throw new BillingError('not_found', `Component ${pricePoint.componentId} not found.`);
+      const number = (await highestComponentVersion(context, pricePoint.siteId, pricePoint.componentId)) + 1;
+      const row = await db
+        .insertInto('component_price_points')
+        .values({
+          site_id: pricePoint.siteId,
+          component_id: pricePoint.componentId,
+          name: pricePoint.name,
+          handle: pricePoint.handle,
+          type: 'catalog',
+          version: number,
+          archived_at: encode.nullableInstant(pricePoint.archivedAt),
+          created_at: encode.instant(pricePoint.createdAt),
+          updated_at: encode.instant(pricePoint.updatedAt),
+        })
+        // DO NOTHING rather than a failing statement, which would doom a Postgres transaction.
+        .onConflict((oc) => oc.columns(['site_id', 'component_id', 'handle']).doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) throw handleTaken(pricePoint.handle);
+      const stored = decodeComponentPricePoint(row);
+      const version = await insertComponentVersion(
+        context,
+        {
+          siteId: stored.siteId,
+          componentId: stored.componentId,
+          version: number,
+          pricing,
+          createdAt: pricePoint.createdAt,
+        },
+        stored.id,
+      );
+      return { pricePoint: stored, version };
+    },
+
+    async reviseComponentPricePoint(siteId, id, patch, pricing, now) {
+      const current = await findComponentPricePoint(siteId, id);
+      if (current === undefined) return undefined;
+      const set: Updateable<ComponentPricePointsTable> = { updated_at: encode.instant(now) };
+      if (patch.name !== undefined) set.name = patch.name;
+      if (patch.handle !== undefined) set.handle = patch.handle;
+      let number = current.version;
+      if (pricing !== undefined) {
+        await lockComponent(siteId, current.componentId, now);
+        number = (await highestComponentVersion(context, siteId, current.componentId)) + 1;
+        set.version = number;
+      }
+      const update = () =>
+        db
+          .updateTable('component_price_points')
+          .set(set)
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      const handle = patch.handle;
+      const row =
+        handle === undefined
+          ? await update()
+          : await withConstraintConflict(context, 'unique', () => handleTaken(handle), update);
+      const pricePoint = decodeComponentPricePoint(row);
+      if (pricing === undefined) {
+        const versionRow = await db
+          .selectFrom('component_versions')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('component_id', '=', current.componentId)
+          .where('version', '=', current.version)
+          .executeTakeFirstOrThrow();
+        return { pricePoint, version: decodeComponentVersion(versionRow) };
+      }
+      const version = await insertComponentVersion(
+        context,
+        { siteId, componentId: current.componentId, version: number, pricing, createdAt: now },
+        id,
+      );
+      if (pricePoint.type === 'default') {
+        await db
+          .updateTable('components')
+          .set({ current_version: number, updated_at: encode.instant(now) })
+          .where('site_id', '=', siteId)
+          .where('id', '=', current.componentId)
+          .execute();
+      }
+      return { pricePoint, version };
+    },
+
+    async setComponentPricePointArchived(siteId, id, archivedAt, now) {
+      const row = await db
+        .updateTable('component_price_points')
+        .set({ archived_at: encode.nullableInstant(archivedAt), updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && decodeComponentPricePoint(row);
+    },
+
+    async makeDefaultComponentPricePoint(siteId, id, now) {
+      const current = await findComponentPricePoint(siteId, id);
+      if (current === undefined) return undefined;
+      const component = await db
+        .updateTable('components')
+        .set({ current_version: current.version, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', current.componentId)
+        .returningAll()
+        .executeTakeFirst();
+      if (component === undefined) return undefined;
+      await db
+        .updateTable('component_price_points')
+        .set({ type: 'catalog', updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('component_id', '=', current.componentId)
+        .where('type', '=', 'default')
+        .where('id', '!=', id)
+        .execute();
+      const row = await db
+        .updateTable('component_price_points')
+        .set({ type: 'default', updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { pricePoint: decodeComponentPricePoint(row), component: decodeComponent(component) };
+    },
+
+    findComponentPricePoint,
+
+    async findComponentPricePointByHandle(siteId, componentId, handle) {
+      const row = await db
+        .selectFrom('component_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('component_id', '=', componentId)
+        .where('handle', '=', handle)
+        .executeTakeFirst();
+      return row && decodeComponentPricePoint(row);
+    },
+
+    async findDefaultComponentPricePoint(siteId, componentId) {
+      const row = await db
+        .selectFrom('component_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('component_id', '=', componentId)
+        .where('type', '=', 'default')
+        .executeTakeFirst();
+      return row && decodeComponentPricePoint(row);
+    },
+
+    async findComponentVersionPricePoint(siteId, componentId, version) {
+      const row = await db
+        .selectFrom('component_versions')
+        .select('price_point_id')
+        .where('site_id', '=', siteId)
+        .where('component_id', '=', componentId)
+        .where('version', '=', version)
+        .executeTakeFirst();
+      if (row === undefined || row.price_point_id === null) return undefined;
+      return findComponentPricePoint(siteId, decodeId(row.price_point_id));
+    },
+
+    async listComponentPricePoints(siteId, options = {}) {
+      const rows = await db
+        .selectFrom('component_price_points')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .$if(options.componentId !== undefined, (qb) => qb.where('component_id', '=', options.componentId as number))
+        .$if(options.onlyArchived === true, (qb) => qb.where('archived_at', 'is not', null))
+        .$if(options.onlyArchived !== true && options.includeArchived !== true, (qb) =>
+          qb.where('archived_at', 'is', null),
+        )
+        .orderBy('id')
+        .execute();
+      return rows.map(decodeComponentPricePoint);
+    },
+
     async insertProductPricePoint(pricePoint, terms) {
       const product = await lockProduct(pricePoint.siteId, pricePoint.productId, pricePoint.createdAt);
       if (product === undefined) throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
@@ -219,6 +427,21 @@ function decodePricePoint(row: Selectable<ProductPricePointsTable>): ProductPric
     id: decodeId(row.id),
     siteId: decodeId(row.site_id),
     productId: decodeId(row.product_id),
+    name: row.name,
+    handle: row.handle,
+    type: row.type as PricePointType,
+    version: decodeInteger(row.version),
+    archivedAt: decodeNullableInstant(row.archived_at),
+    createdAt: decodeInstant(row.created_at),
+    updatedAt: decodeInstant(row.updated_at),
+  };
+}
+
+function decodeComponentPricePoint(row: Selectable<ComponentPricePointsTable>): ComponentPricePointRecord {
+  return {
+    id: decodeId(row.id),
+    siteId: decodeId(row.site_id),
+    componentId: decodeId(row.component_id),
     name: row.name,
     handle: row.handle,
     type: row.type as PricePointType,

@@ -191,6 +191,10 @@ export const componentSchema = z
     version: z.int(),
     created_at: timestamp,
     updated_at: timestamp,
+    // The component's price points: its default (the pricing new allocations get) and how many it has.
+    default_price_point_id: z.int().nullable().optional(),
+    default_price_point_name: z.string().optional(),
+    price_point_count: z.int().optional(),
   })
   .meta({ id: 'Component' });
 

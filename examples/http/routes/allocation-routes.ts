@@ -1,4 +1,11 @@
-import { type AllocationEffect, notFound, validationError } from 'billing-engine';
+import {
+  type AllocationEffect,
+  type AllocationPayment,
+  type BulkAllocationInput,
+  notFound,
+  type SubscriptionComponentView,
+  validationError,
+} from 'billing-engine';
 import type { Hono } from 'hono';
 import {
   type HttpAppEnv,
@@ -22,9 +29,12 @@ import {
   serializeAllocationPreview,
   serializeSubscriptionComponent,
   serializeUsage,
+  subscriptionComponentPricePointJson,
+  takeAllocationPricePoint,
   uniquenessTokenOf,
   usageListQuery,
   usageRequest,
+  type WireContext,
 } from '../wire-bridge.js';
 import { queryOf } from './route-params.js';
 
@@ -50,6 +60,75 @@ async function knownComponent(c: HttpContext): Promise<number> {
   return id;
 }
 
+/**
+ * Reads `{"allocation":{...}}` with its price point: `price_point_id` (an id, or a handle) and
+ * `price_point_handle` are taken out for the engine, which moves the component to that price point;
+ * the rest is read as any allocation.
+ */
+function allocationWithPricePoint(body: unknown, componentId: number) {
+  const wrapped = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).allocation : undefined;
+  const { allocation, pricePoint } = takeAllocationPricePoint(wrapped);
+  const rest = { ...(body as Record<string, unknown>), allocation };
+  return { ...parseAllocationRequest(rest, componentId), ...pricePoint };
+}
+
+/** Reads a bulk or preview body (see {@link parseAllocationList}) with each entry's price point. */
+function allocationListWithPricePoints(body: unknown, options: { preview?: boolean } = {}): BulkAllocationInput[] {
+  const list = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).allocations : undefined;
+  if (!Array.isArray(list)) return parseAllocationList(body, options);
+  const taken = list.map((entry) => takeAllocationPricePoint(entry));
+  const entries = parseAllocationList(
+    { ...(body as Record<string, unknown>), allocations: taken.map((t) => t.allocation) },
+    options,
+  );
+  return entries.map((entry, index) => ({ ...entry, ...taken[index]!.pricePoint }));
+}
+
+/**
+ * `{"component":{...}}` of each subscription component, with the price point of the version it is
+ * billed at (`price_point_id`, `_handle`, `_type`, `_name`).
+ */
+async function subscriptionComponentBodies(c: HttpContext, id: number, views: readonly SubscriptionComponentView[]) {
+  const pricePoints = new Map(
+    (await c.var.site.pricePoints.listSubscriptionComponentPricePoints(id)).map((p) => [
+      p.subscriptionComponent.componentId,
+      p.pricePoint,
+    ]),
+  );
+  const context = await wireContext(c);
+  return views.map((view) => {
+    const body = serializeSubscriptionComponent(view, context);
+    return {
+      component: {
+        ...body.component,
+        ...subscriptionComponentPricePointJson(pricePoints.get(view.component.id)),
+      },
+    };
+  });
+}
+
+/**
+ * `{"allocation":{...}}` of a change just made, with the price point it was priced at
+ * (`price_point_id`, `_handle`, `_name`) and, when it moved the component, `previous_price_point_id`.
+ */
+function allocationBody(effect: AllocationEffect, context: WireContext, payment: AllocationPayment | null) {
+  const body = serializeAllocation(effect.allocation, context, payment);
+  const { pricePoint, previousPricePoint } = effect;
+  return {
+    allocation: {
+      ...body.allocation,
+      ...(pricePoint === undefined
+        ? {}
+        : {
+            price_point_id: pricePoint.id,
+            price_point_handle: pricePoint.handle,
+            price_point_name: pricePoint.name,
+          }),
+      ...(previousPricePoint === undefined ? {} : { previous_price_point_id: previousPricePoint.id }),
+    },
+  };
+}
+
 /** True when this change's charge was part of the payment collected right after it. */
 function collected(effect: AllocationEffect): boolean {
   return effect.chargeInCents > 0 && !effect.allocation.accrueCharge;
@@ -67,9 +146,9 @@ export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {
     const id = idParam(c, 'id', 'Subscription');
     const componentId = await componentParam(c);
     const body = await readJsonBody(c);
-    const input = { ...parseAllocationRequest(body, componentId), ...uniquenessTokenOf(body) };
+    const input = { ...allocationWithPricePoint(body, componentId), ...uniquenessTokenOf(body) };
     const result = await c.var.site.allocations.allocate(id, componentId, input);
-    return sendJson(201, serializeAllocation(result.allocation, await wireContext(c), result.payment));
+    return sendJson(201, allocationBody(result, await wireContext(c), result.payment));
   });
 
   // All or none, in order; the charges that do not accrue are collected in one payment, which each
@@ -77,20 +156,18 @@ export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/subscriptions/:id/allocations.json', async (c) => {
     const id = idParam(c, 'id', 'Subscription');
     const body = await readJsonBody(c);
-    const entries = parseAllocationList(body);
+    const entries = allocationListWithPricePoints(body);
     const result = await c.var.site.allocations.allocateMany(id, entries, uniquenessTokenOf(body));
     const context = await wireContext(c);
     return sendJson(
       201,
-      result.allocations.map((effect) =>
-        serializeAllocation(effect.allocation, context, collected(effect) ? result.payment : null),
-      ),
+      result.allocations.map((effect) => allocationBody(effect, context, collected(effect) ? result.payment : null)),
     );
   });
 
   app.post('/subscriptions/:id/allocations/preview.json', async (c) => {
     const id = idParam(c, 'id', 'Subscription');
-    const entries = parseAllocationList(await readJsonBody(c), { preview: true });
+    const entries = allocationListWithPricePoints(await readJsonBody(c), { preview: true });
     // Each entry is previewed on its own against the current allocations, so a component listed
     // twice would be priced twice from the same start: refused rather than shown wrong.
     const seen = new Set<number>();
@@ -167,12 +244,9 @@ export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {
   // Every component of the subscription, by id. The SDK's filters of this list (price points,
   // dates, product families) have nothing to select on here, where a subscription has few components.
   app.get('/subscriptions/:id/components.json', async (c) => {
-    const views = await c.var.site.allocations.listComponents(idParam(c, 'id', 'Subscription'));
-    const context = await wireContext(c);
-    return sendJson(
-      200,
-      views.map((view) => serializeSubscriptionComponent(view, context)),
-    );
+    const id = idParam(c, 'id', 'Subscription');
+    const views = await c.var.site.allocations.listComponents(id);
+    return sendJson(200, await subscriptionComponentBodies(c, id, views));
   });
 
   // One component of the subscription; a component it does not have is not found here.
@@ -181,6 +255,6 @@ export function registerAllocationRoutes(app: Hono<HttpAppEnv>): void {
     const componentId = await componentParam(c);
     const view = (await c.var.site.allocations.listComponents(id)).find((v) => v.component.id === componentId);
     if (view === undefined) throw notFound('Component', componentId);
-    return sendJson(200, serializeSubscriptionComponent(view, await wireContext(c)));
+    return sendJson(200, (await subscriptionComponentBodies(c, id, [view]))[0]!);
   });
 }

@@ -12,6 +12,7 @@ import {
 import {
   COMPONENT_KIND_PATHS,
   componentCreateRequest,
+  componentPricePointFieldsJson,
   componentUpdateRequest,
   listPaging,
   pageOf,
@@ -36,6 +37,34 @@ async function componentInFamily(c: HttpContext): Promise<ComponentView> {
 }
 
 /**
+ * `{"component":{...}}` of each view, with the component's price point fields (its default price
+ * point and how many live price points it has), which the component serializer does not know.
+ */
+async function componentBodies(c: HttpContext, views: readonly ComponentView[]) {
+  const only = views.length === 1 ? views[0]!.component.id : undefined;
+  const records = await c.var.site.pricePoints.listComponentPricePointRecords(only);
+  const context = await wireContext(c);
+  return views.map((view) => {
+    const own = records.filter((r) => r.componentId === view.component.id);
+    const body = serializeComponent(view, context);
+    return {
+      component: {
+        ...body.component,
+        ...componentPricePointFieldsJson(
+          own.find((r) => r.type === 'default'),
+          own.length,
+        ),
+      },
+    };
+  });
+}
+
+/** The body of one component, with its price point fields. */
+async function componentBody(c: HttpContext, view: ComponentView) {
+  return (await componentBodies(c, [view]))[0]!;
+}
+
+/**
  * Components: create one of the three kinds in a family (the body wrapped in the
  * kind's key), list a family's components, read, update (a pricing change makes a new version) and
  * archive. Prices are decimal strings in every answer.
@@ -50,7 +79,7 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
       const input = parseWireRequest(request, body);
       refuseUniquenessToken(body);
       const view = await c.var.site.components.create(family.id, input);
-      return sendJson(201, serializeComponent(view, await wireContext(c)));
+      return sendJson(201, await componentBody(c, view));
     });
   }
 
@@ -59,11 +88,7 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
     const familyId = familyParam(c, 'id');
     const includeArchived = wireBoolean.safeParse(queryOf(c).include_archived).data === true;
     const views = await c.var.site.components.list({ familyId, includeArchived });
-    const context = await wireContext(c);
-    return sendJson(
-      200,
-      views.map((view) => serializeComponent(view, context)),
-    );
+    return sendJson(200, await componentBodies(c, views));
   });
 
   // Every family's components (the SDK's listComponents), paged; archived ones only when asked for.
@@ -74,23 +99,19 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
     const views = await c.var.site.components.list({ includeArchived });
     const paging = listPaging(query);
     const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
-    const context = await wireContext(c);
-    return sendJson(
-      200,
-      pageOf(ordered, paging).map((view) => serializeComponent(view, context)),
-    );
+    return sendJson(200, await componentBodies(c, pageOf(ordered, paging)));
   });
 
   // Before `/components/{id}.json`, which would read `lookup` as an id and answer a misleading 404.
   app.get('/components/lookup.json', async (c) => {
     const handle = queryText(queryOf(c).handle);
     if (handle === undefined) throw invalid('Handle: cannot be blank.', 'handle');
-    return sendJson(200, serializeComponent(await c.var.site.components.get(handle), await wireContext(c)));
+    return sendJson(200, await componentBody(c, await c.var.site.components.get(handle)));
   });
 
   app.get(`/components/:id${JSON_SEGMENT}`, async (c) => {
     const view = await c.var.site.components.get(componentParam(c, 'id'));
-    return sendJson(200, serializeComponent(view, await wireContext(c)));
+    return sendJson(200, await componentBody(c, view));
   });
 
   // The SDK's updateComponent: the same change as under the component's family path.
@@ -100,11 +121,11 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
     const input = parseWireRequest(componentUpdateRequest, body);
     refuseUniquenessToken(body);
     const view = await c.var.site.components.update(current.component.id, input);
-    return sendJson(200, serializeComponent(view, await wireContext(c)));
+    return sendJson(200, await componentBody(c, view));
   });
 
   app.get(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
-    return sendJson(200, serializeComponent(await componentInFamily(c), await wireContext(c)));
+    return sendJson(200, await componentBody(c, await componentInFamily(c)));
   });
 
   app.put(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
@@ -113,13 +134,13 @@ export function registerComponentRoutes(app: Hono<HttpAppEnv>): void {
     const input = parseWireRequest(componentUpdateRequest, body);
     refuseUniquenessToken(body);
     const view = await c.var.site.components.update(current.component.id, input);
-    return sendJson(200, serializeComponent(view, await wireContext(c)));
+    return sendJson(200, await componentBody(c, view));
   });
 
   // Archives: the component can no longer be added, while existing allocations keep billing.
   app.delete(`/product_families/:fid/components/:id${JSON_SEGMENT}`, async (c) => {
     const current = await componentInFamily(c);
     const view = await c.var.site.components.archive(current.component.id);
-    return sendJson(200, serializeComponent(view, await wireContext(c)));
+    return sendJson(200, await componentBody(c, view));
   });
 }

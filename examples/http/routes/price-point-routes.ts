@@ -11,18 +11,26 @@ import {
   wireContext,
 } from '../http-context.js';
 import {
+  componentPricePointFieldsJson,
+  componentPricePointRequest,
+  componentPricePointsBulkRequest,
   listPaging,
   pageOf,
+  parseComponentPricePointAssignments,
   parseWireRequest,
   parseWireRequestList,
   productPricePointRequest,
   productPricePointsBulkRequest,
+  serializeComponent,
+  serializeComponentPricePoint,
+  serializeComponentPricePoints,
   serializeProduct,
   serializeProductPricePoint,
   serializeProductPricePoints,
   wireBoolean,
 } from '../wire-bridge.js';
 import { queryOf, refuseUnappliedFilters } from './route-params.js';
+import { subscriptionBody } from './subscription-routes.js';
 
 const TYPES: readonly PricePointType[] = ['default', 'catalog', 'custom'];
 
@@ -106,46 +114,13 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
 
   app.get('/products_price_points.json', async (c) => {
     const query = queryOf(c);
-    const filter = filterOf(query);
-    refuseUnappliedFilters(
-      Object.fromEntries(
-        ['date_field', 'start_date', 'end_date', 'start_datetime', 'end_datetime'].map((k) => [
-          `filter[${k}]`,
-          filter[k],
-        ]),
-      ),
-      [
-        'filter[date_field]',
-        'filter[start_date]',
-        'filter[end_date]',
-        'filter[start_datetime]',
-        'filter[end_datetime]',
-      ],
-    );
-    const types = typesOf(filter.type);
-    const ids =
-      filter.ids === undefined
-        ? undefined
-        : String(filter.ids)
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-            .map((s) => {
-              if (!/^\d+$/.test(s)) throw invalid('filter[ids]: must be a list of ids.', 'filter[ids]');
-              return Number(s);
-            });
-    const archivedAt = filter.archived_at;
-    if (archivedAt !== undefined && archivedAt !== 'null' && archivedAt !== 'not_null')
-      throw invalid("filter[archived_at]: must be 'null' or 'not_null'.", 'filter[archived_at]');
-    const views = await c.var.site.pricePoints.listAllProductPricePoints({
-      ...(types === undefined ? {} : { types }),
-      ...(ids === undefined ? {} : { ids }),
-      ...(archivedAt === undefined ? {} : { archivedAt }),
-    });
+    const views = await c.var.site.pricePoints.listAllProductPricePoints(allListFilters(query));
     const paging = listPaging(query);
     const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
     return sendJson(200, serializeProductPricePoints(pageOf(ordered, paging), await wireContext(c)));
   });
+
+  registerComponentPricePointRoutes(app);
 
   app.get(`/products/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
     const view = await c.var.site.pricePoints.getProductPricePoint(
@@ -196,5 +171,168 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
     );
     const family = (await c.var.site.catalog.listFamilies()).find((f) => f.id === view.product.familyId);
     return sendJson(200, serializeProduct(view, await wireContext(c), family));
+  });
+}
+
+/**
+ * The filters of the site-wide price point lists (`GET /products_price_points.json`,
+ * `GET /components_price_points.json`): `filter[type]`, `filter[ids]` and `filter[archived_at]`.
+ * The date filters are refused: the lists are not filtered by date.
+ */
+function allListFilters(query: Record<string, unknown>): {
+  types?: PricePointType[];
+  ids?: number[];
+  archivedAt?: 'null' | 'not_null';
+} {
+  const filter = filterOf(query);
+  refuseUnappliedFilters(
+    Object.fromEntries(
+      ['date_field', 'start_date', 'end_date', 'start_datetime', 'end_datetime'].map((k) => [
+        `filter[${k}]`,
+        filter[k],
+      ]),
+    ),
+    ['filter[date_field]', 'filter[start_date]', 'filter[end_date]', 'filter[start_datetime]', 'filter[end_datetime]'],
+  );
+  const types = typesOf(filter.type);
+  const ids =
+    filter.ids === undefined
+      ? undefined
+      : String(filter.ids)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map((s) => {
+            if (!/^\d+$/.test(s)) throw invalid('filter[ids]: must be a list of ids.', 'filter[ids]');
+            return Number(s);
+          });
+  const archivedAt = filter.archived_at;
+  if (archivedAt !== undefined && archivedAt !== 'null' && archivedAt !== 'not_null')
+    throw invalid("filter[archived_at]: must be 'null' or 'not_null'.", 'filter[archived_at]');
+  return {
+    ...(types === undefined ? {} : { types }),
+    ...(ids === undefined ? {} : { ids }),
+    ...(archivedAt === undefined ? {} : { archivedAt }),
+  };
+}
+
+/**
+ * Price points of components: create, bulk create, list, list all, read, update, archive,
+ * unarchive, set default; and moving a subscription's components to other price points or back to
+ * their defaults. Create and update refusals are a map of field to messages, bulk and archive
+ * refusals a list, as the SDK reads each.
+ */
+function registerComponentPricePointRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/components/:id/price_points.json', async (c) => {
+    const component = refParam(c, 'id', 'Component');
+    const body = await readJsonBody(c);
+    const view = await asMap(async () =>
+      c.var.site.pricePoints.createComponentPricePoint(component, parseWireRequest(componentPricePointRequest, body)),
+    );
+    return sendJson(201, serializeComponentPricePoint(view, await wireContext(c)));
+  });
+
+  app.post('/components/:id/price_points/bulk.json', async (c) => {
+    const component = refParam(c, 'id', 'Component');
+    const body = await readJsonBody(c);
+    const views = await c.var.site.pricePoints.bulkCreateComponentPricePoints(
+      component,
+      parseWireRequestList(componentPricePointsBulkRequest, body),
+    );
+    return sendJson(201, serializeComponentPricePoints(views, await wireContext(c)));
+  });
+
+  app.get('/components/:id/price_points.json', async (c) => {
+    const component = refParam(c, 'id', 'Component');
+    const query = queryOf(c);
+    // Currency prices: the site has one currency, so there are none to add.
+    const includeArchived = wireBoolean.safeParse(query.archived).data === true;
+    const types = typesOf(filterOf(query).type ?? query.filter_type);
+    const views = await c.var.site.pricePoints.listComponentPricePoints(component, {
+      includeArchived,
+      ...(types === undefined ? {} : { types }),
+    });
+    return sendJson(200, serializeComponentPricePoints(pageOf(views, listPaging(query)), await wireContext(c)));
+  });
+
+  app.get('/components_price_points.json', async (c) => {
+    const query = queryOf(c);
+    // `include=currency_prices` asks for prices in other currencies, of which a site has none.
+    const views = await c.var.site.pricePoints.listAllComponentPricePoints(allListFilters(query));
+    const paging = listPaging(query);
+    const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
+    return sendJson(200, serializeComponentPricePoints(pageOf(ordered, paging), await wireContext(c)));
+  });
+
+  app.get(`/components/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.pricePoints.getComponentPricePoint(
+      refParam(c, 'id', 'Component'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    return sendJson(200, serializeComponentPricePoint(view, await wireContext(c)));
+  });
+
+  app.put(`/components/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const component = refParam(c, 'id', 'Component');
+    const pricePoint = refParam(c, 'price_point_id', 'Price point');
+    const body = await readJsonBody(c);
+    const view = await asMap(async () =>
+      c.var.site.pricePoints.updateComponentPricePoint(
+        component,
+        pricePoint,
+        parseWireRequest(componentPricePointRequest, body),
+      ),
+    );
+    return sendJson(200, serializeComponentPricePoint(view, await wireContext(c)));
+  });
+
+  app.delete(`/components/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
+    const view = await c.var.site.pricePoints.archiveComponentPricePoint(
+      refParam(c, 'id', 'Component'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    return sendJson(200, serializeComponentPricePoint(view, await wireContext(c)));
+  });
+
+  app.put('/components/:id/price_points/:price_point_id/unarchive.json', async (c) => {
+    const view = await c.var.site.pricePoints.unarchiveComponentPricePoint(
+      refParam(c, 'id', 'Component'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    return sendJson(200, serializeComponentPricePoint(view, await wireContext(c)));
+  });
+
+  app.put('/components/:id/price_points/:price_point_id/default.json', async (c) => {
+    const view = await c.var.site.pricePoints.promoteComponentPricePointToDefault(
+      refParam(c, 'id', 'Component'),
+      refParam(c, 'price_point_id', 'Price point'),
+    );
+    const body = serializeComponent(view, await wireContext(c));
+    const records = await c.var.site.pricePoints.listComponentPricePointRecords(view.component.id);
+    return sendJson(200, {
+      component: {
+        ...body.component,
+        ...componentPricePointFieldsJson(
+          records.find((r) => r.type === 'default'),
+          records.length,
+        ),
+      },
+    });
+  });
+
+  // Moves the subscription's components from their next charge on; answers what was assigned.
+  app.post('/subscriptions/:id/price_points.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    const assignments = parseComponentPricePointAssignments(await readJsonBody(c));
+    const assigned = await c.var.site.pricePoints.setSubscriptionComponentPricePoints(id, assignments);
+    return sendJson(200, {
+      components: assigned.map((a) => ({ component_id: a.componentId, price_point: a.pricePoint.id })),
+    });
+  });
+
+  app.post('/subscriptions/:id/price_points/reset.json', async (c) => {
+    const id = idParam(c, 'id', 'Subscription');
+    await c.var.site.pricePoints.resetSubscriptionComponentPricePoints(id);
+    return sendJson(200, await subscriptionBody(c, await c.var.site.subscriptions.get(id)));
   });
 }

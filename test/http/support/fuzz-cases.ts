@@ -100,6 +100,17 @@ const productAndDate = (w: SiteWorld) => ({
   subscription: { product_handle: w.otherProductHandle, next_billing_at: '2026-02-25' },
 });
 
+/** A component price point body with a handle unique to `suffix`. */
+const componentPricePoint = (w: SiteWorld, suffix: string) => ({
+  name: `${w.marker} fuzz cpp ${suffix}`,
+  handle: `${w.marker}-fuzz-cpp-${suffix}`,
+  pricing_scheme: 'volume',
+  prices: [
+    { starting_quantity: 1, ending_quantity: 10, unit_price: '4' },
+    { starting_quantity: 11, unit_price: '3.5' },
+  ],
+});
+
 const pricePoint = (w: SiteWorld) => ({
   name: `${w.marker} fuzz price point`,
   handle: `${w.marker}-fuzz-pp`,
@@ -381,6 +392,43 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'DELETE /products/:id/price_points/:price_point_id.json': () => ({}),
     'PATCH /products/:id/price_points/:price_point_id/unarchive.json': () => ({}),
     'PATCH /products/:id/price_points/:price_point_id/default.json': () => ({}),
+    // Price points of components (`:id` is the Seats component, `:price_point_id` its default, by handle).
+    'POST /components/:id/price_points.json': (w) => ({ body: { price_point: componentPricePoint(w, 'a') } }),
+    'POST /components/:id/price_points/bulk.json': (w) => ({
+      body: { price_points: [componentPricePoint(w, 'b'), componentPricePoint(w, 'c')] },
+    }),
+    'GET /components/:id/price_points.json': () => ({
+      query: { archived: 'true', filter: { type: 'catalog,default' }, page: '1', per_page: '20' },
+    }),
+    'GET /components_price_points.json': () => ({
+      query: { direction: 'asc', filter: { type: 'catalog', archived_at: 'null' }, page: '1', per_page: '20' },
+    }),
+    'GET /components/:id/price_points/:price_point_id.json': () => ({ params: { price_point_id: 'handle:original' } }),
+    'PUT /components/:id/price_points/:price_point_id.json': (w) => ({
+      params: { price_point_id: 'handle:original' },
+      body: {
+        price_point: {
+          name: `${w.marker} renamed cpp`,
+          pricing_scheme: 'per_unit',
+          prices: [{ starting_quantity: 1, unit_price: '6.5' }],
+        },
+      },
+    }),
+    // The default cannot be archived (a 422): the well-formed request the mutations start from.
+    'DELETE /components/:id/price_points/:price_point_id.json': () => ({
+      params: { price_point_id: 'handle:original' },
+    }),
+    'PUT /components/:id/price_points/:price_point_id/unarchive.json': () => ({
+      params: { price_point_id: 'handle:original' },
+    }),
+    'PUT /components/:id/price_points/:price_point_id/default.json': () => ({
+      params: { price_point_id: 'handle:original' },
+    }),
+    // A subscription's components moved to a price point (`:id` is the subscription).
+    'POST /subscriptions/:id/price_points.json': (w) => ({
+      body: { components: [{ component_id: w.seatsId, price_point: 'original' }] },
+    }),
+    'POST /subscriptions/:id/price_points/reset.json': () => ({}),
   },
   reasonCodes: {
     'POST /reason_codes.json': (w) => ({

@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { componentPricePointsSuite } from './component-price-points.suite.js';
+
+componentPricePointsSuite(memoryHarness);

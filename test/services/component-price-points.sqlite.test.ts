@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { componentPricePointsSuite } from './component-price-points.suite.js';
+
+componentPricePointsSuite(sqliteHarness);
