@@ -237,7 +237,9 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const accounts = new AccountService(deps);
   const exportService = new ExportService(deps);
   const reports = new ReportService(deps);
-  const subscriptionAdmin = new SubscriptionAdminService(deps);
+  // Signup previews charge nothing (a simulated gateway), so they run on the storage without the
+  // live-site payment guard: a live site can be priced by an engine that has no gateway.
+  const subscriptionAdmin = new SubscriptionAdminService(deps, { previewStorage: storage });
   const events = new EventService(deps);
   const referrals = new ReferralService(deps);
   const allocations = new AllocationService(deps);

@@ -112,6 +112,14 @@ export {
   type UpdateSiteInput,
 } from './services/site-service.js';
 export type {
+  PurgeInput,
+  PurgeResult,
+  SignupManifest,
+  SignupManifestLineItem,
+  SignupPreview,
+  SubscriptionAdminOptions,
+} from './services/subscription-admin-service.js';
+export type {
   CreateSubscriptionInput,
   CreditCardInput,
   SubscriptionListQuery,

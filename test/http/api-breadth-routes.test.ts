@@ -290,11 +290,12 @@ describe('HTTP API breadth (chargify compat)', () => {
       expect((await f.as('acme', { path: '/no_such_thing.json' })).status).toBe(404);
     });
 
-    it('answers shadowed paths the server does not serve with a 404 that says so, not "Subscription not found"', async () => {
+    it('answers a path that fits `{id}.json` by its own route, not "Subscription not found"', async () => {
       const f = http();
+      // An empty signup preview is the signup's own refusal (no product), not a missing subscription "preview".
       const preview = await f.as('acme', { method: 'POST', path: '/subscriptions/preview.json', json: {} });
-      expect(preview.status).toBe(404);
-      expect(preview.json<{ errors: string[] }>().errors[0]).toContain('signup previews');
+      expect(preview.status).toBe(422);
+      expect(preview.text).not.toMatch(/not found/i);
     });
 
     it('clamps per_page to 200 and reads bad paging as the defaults on the new lists', async () => {

@@ -114,10 +114,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'SubscriptionGroupsController.removeSubscriptionFromGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.signupWithSubscriptionGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.updateSubscriptionGroupMembers': 'Subscription groups are not modelled by the engine.',
-  'SubscriptionsController.previewSubscription':
-    'Signup previews (issue #19 item 5) are not served yet; the path answers a clear 404.',
-  'SubscriptionsController.purgeSubscription':
-    'Purging (issue #19 item 5) needs a per-subscription delete across every subscription-owned table; not built yet.',
   'SubscriptionsController.updatePrepaidSubscriptionConfiguration':
     'Prepaid subscriptions (issue #19 item 9) are not modelled yet.',
 };

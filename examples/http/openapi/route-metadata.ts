@@ -346,6 +346,21 @@ export const KNOWN_OPERATIONS: Readonly<Record<string, OperationInfo>> = {
     requestBody: body(createSubscriptionRequest),
     success: one(201, 'The new subscription.', subscription),
   },
+  'POST /subscriptions/preview.json': {
+    summary: 'Preview a signup',
+    tag: 'Subscriptions',
+    description:
+      'Runs the signup in a transaction that is rolled back, against a gateway that charges nothing: what it would charge now and at its first renewal. Needs no customer or card.',
+    requestBody: body(createSubscriptionRequest),
+    success: { status: 200, description: '`{"subscription_preview":{...}}`: the current and next billing manifests.' },
+  },
+  'POST /subscriptions/{id}/purge.json': {
+    summary: 'Purge a subscription (test sites only)',
+    tag: 'Subscriptions',
+    description:
+      "Removes the subscription and every record it owns. `ack` must be the subscription's customer id; `cascade[]=customer` and `cascade[]=payment_profile` remove those too.",
+    success: one(200, 'The subscription as it was before the purge.', subscription),
+  },
   'GET /subscriptions.json': {
     summary: 'List subscriptions',
     tag: 'Subscriptions',

@@ -7,9 +7,7 @@ import { type HttpAppEnv, type HttpContext, sendJson } from '../http-context.js'
  * route would otherwise take for an id (a misleading "Subscription not found"). They answer a
  * 404 that says so. The SDK coverage test reads this list, so these never count as served.
  */
-export const KNOWN_UNSERVED_PATHS: Readonly<Record<string, { method: string; what: string }>> = {
-  '/subscriptions/preview.json': { method: 'POST', what: 'signup previews' },
-};
+export const KNOWN_UNSERVED_PATHS: Readonly<Record<string, { method: string; what: string }>> = {};
 
 /**
  * Registers the {@link KNOWN_UNSERVED_PATHS}; called before the routes whose `{id}.json` they

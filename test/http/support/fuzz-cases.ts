@@ -160,7 +160,6 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'GET /subscriptions/:id.json': () => ({}),
     'PUT /subscriptions/:id.json': (w) => ({ body: cardProductAndDate(w) }),
     'POST /subscriptions/:id.json': (w) => ({ body: productAndDate(w) }),
-    // Known to the server, not served yet: a 404 that says so (method-routes.ts), whatever the input.
     'GET /subscriptions/lookup.json': (w) => ({ query: { reference: w.customerReference } }),
     'POST /subscriptions/preview.json': (w) => ({
       body: {
@@ -171,6 +170,13 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
           coupon_code: w.couponCode,
         },
       },
+    }),
+    // A purge that succeeded would take the world's subscription from every later request: the
+    // template's ack names a customer that is not the subscription's, so the well-formed request is
+    // refused (422, nothing changed) and its mutations exercise the parsing and the refusals. A
+    // purge that succeeds is driven by the SDK test (sdk-subscription-admin.test.ts).
+    'POST /subscriptions/:id/purge.json': (w) => ({
+      query: { ack: String(w.loneCustomerId), cascade: ['customer', 'payment_profile'] },
     }),
     'PUT /payment_profiles/:id.json': () => ({
       body: { payment_profile: { ...CARD, first_name: 'Card', last_name: 'Holder', billing_zip: '10001' } },
