@@ -117,6 +117,12 @@ export class MemoryTable<T extends { readonly id: number }> {
   readonly #rows = new Map<number, T>();
   readonly #indexes: MemoryIndex<T>[] = [];
   #sequence = 0;
+  /**
+   * Set when a rolled-back delete put a row back: a Map keeps insertion order, so the row now
+   * sits after rows with higher ids, and scans promise id order (a page read after an id would
+   * skip it). The next scan puts the rows back in id order; rollbacks of deletes are rare.
+   */
+  #outOfOrder = false;
 
   /** The next id; sequences are not rolled back, as in SQL databases. */
   nextId(): number {
@@ -173,14 +179,28 @@ export class MemoryTable<T extends { readonly id: number }> {
     const previous = this.#rows.get(id);
     if (previous === undefined) return false;
     this.#drop(id);
-    journal.push(() => this.#put(previous));
+    journal.push(() => {
+      this.#put(previous);
+      this.#outOfOrder = true;
+    });
     return true;
+  }
+
+  /** The stored rows in id order (re-sorting them first after a rolled-back delete). */
+  #ordered(): IterableIterator<T> {
+    if (this.#outOfOrder) {
+      const rows = [...this.#rows.values()].sort((a, b) => a.id - b.id);
+      this.#rows.clear();
+      for (const row of rows) this.#rows.set(row.id, row);
+      this.#outOfOrder = false;
+    }
+    return this.#rows.values();
   }
 
   /** Deletes every row matching `predicate`; returns how many. */
   deleteWhere(journal: Journal, predicate: (row: T) => boolean): number {
     let count = 0;
-    for (const row of [...this.#rows.values()]) {
+    for (const row of [...this.#ordered()]) {
       if (predicate(row)) {
         this.delete(journal, row.id);
         count += 1;
@@ -202,14 +222,14 @@ export class MemoryTable<T extends { readonly id: number }> {
 
   /** Copies of the first row matching `predicate` in id order, or undefined. */
   find(predicate: (row: T) => boolean): T | undefined {
-    for (const row of this.#rows.values()) if (predicate(row)) return copy(row);
+    for (const row of this.#ordered()) if (predicate(row)) return copy(row);
     return undefined;
   }
 
   /** Copies of every row matching `predicate`, in id (insertion) order. */
   filter(predicate: (row: T) => boolean): T[] {
     const out: T[] = [];
-    for (const row of this.#rows.values()) if (predicate(row)) out.push(copy(row));
+    for (const row of this.#ordered()) if (predicate(row)) out.push(copy(row));
     return out;
   }
 
@@ -249,9 +269,9 @@ export class MemoryTable<T extends { readonly id: number }> {
     return n;
   }
 
-  /** Iterates stored rows without copying: for internal scans only. */
+  /** Iterates stored rows in id order without copying: for internal scans only. */
   scan(): IterableIterator<T> {
-    return this.#rows.values();
+    return this.#ordered();
   }
 }
 
