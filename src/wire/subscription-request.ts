@@ -7,10 +7,23 @@ import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireDecimal, wireId, wireSnapDay, wireText, wireTimestampInput } from './wire-scalars.js';
 
 /**
- * Spec fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping a
- * payment profile silently would bill the customer something other than what was asked.
+ * Fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping any of
+ * them silently would bill the customer something other than what was asked, or at another time
+ * (a delayed first charge, a custom price, an end date, calendar billing, a prepaid plan, an
+ * imported period's start, an offer or a group's consolidated billing).
  */
-const UNSUPPORTED_SIGNUP_FIELDS = ['payment_profile_id'] as const;
+const UNSUPPORTED_SIGNUP_FIELDS = [
+  'payment_profile_id',
+  'initial_billing_at',
+  'custom_price',
+  'expires_at',
+  'calendar_billing',
+  'calendar_billing_first_charge',
+  'prepaid_configuration',
+  'previous_billing_at',
+  'offer_id',
+  'group',
+] as const;
 
 // A component field the engine cannot honour (a price point or a custom price would bill another
 // price): refused when given. The check sits on the field, so it is reported beside other problems.
@@ -117,6 +130,15 @@ export const createSubscriptionFields = z
       ref: wireText.nullish(),
       reference: wireText.nullish(),
       payment_profile_id: z.unknown().optional(),
+      initial_billing_at: z.unknown().optional(),
+      custom_price: z.unknown().optional(),
+      expires_at: z.unknown().optional(),
+      calendar_billing: z.unknown().optional(),
+      calendar_billing_first_charge: z.unknown().optional(),
+      prepaid_configuration: z.unknown().optional(),
+      previous_billing_at: z.unknown().optional(),
+      offer_id: z.unknown().optional(),
+      group: z.unknown().optional(),
     },
     { error: 'must be an object.' },
   )

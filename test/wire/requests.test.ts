@@ -249,6 +249,35 @@ describe('request schemas', () => {
     });
   });
 
+  it('subscription create: fields that would bill another amount or at another time are refused, not ignored', () => {
+    const error = rejection(() =>
+      parseWireRequest(createSubscriptionRequest, {
+        subscription: {
+          product_handle: 'pro',
+          initial_billing_at: '2027-01-01',
+          custom_price: { price_in_cents: 100, interval: 1, interval_unit: 'month' },
+          expires_at: '2027-06-01',
+          calendar_billing: { snap_day: 1 },
+          previous_billing_at: '2026-01-01',
+        },
+      }),
+    );
+    expect(error.code).toBe('validation');
+    expect(error.messages).toEqual([
+      'Initial billing at: is not supported by this server yet.',
+      'Custom price: is not supported by this server yet.',
+      'Expires at: is not supported by this server yet.',
+      'Calendar billing: is not supported by this server yet.',
+      'Previous billing at: is not supported by this server yet.',
+    ]);
+    // Blank values say nothing, so they are no reason to refuse.
+    expect(
+      parseWireRequest(createSubscriptionRequest, {
+        subscription: { product_handle: 'pro', initial_billing_at: null, custom_price: {}, expires_at: '' },
+      }),
+    ).toEqual({ productHandle: 'pro' });
+  });
+
   it('subscription create: the collection method is handed to the engine as given (it reads the names)', () => {
     expect(
       parseWireRequest(createSubscriptionRequest, {
