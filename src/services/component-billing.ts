@@ -8,6 +8,7 @@ import { prorate } from '../domain/money/index.js';
 import { BillingError, type BillingErrorDetail, ValidationCollector } from '../errors.js';
 import type {
   ComponentKind,
+  ComponentPricePointRecord,
   ComponentRecord,
   SiteRecord,
   StorageTransaction,
@@ -37,6 +38,8 @@ export interface SignupComponentInput {
   readonly allocatedQuantity?: number | string;
   readonly unitBalance?: number | string;
   readonly quantity?: number | string;
+  /** The component's price point to bill at (an id, or a handle, `handle:` allowed); default its default price point. */
+  readonly pricePoint?: number | string;
 }
 
 /** The first period of a signup, as the signup plan computed it. */
@@ -104,7 +107,7 @@ export async function planSignupComponents(
 ): Promise<SignupComponentsPlan> {
   const errors = new ValidationCollector();
   const onOff: BillingErrorDetail[] = [];
-  const resolved: { component: ComponentRecord; quantity: number }[] = [];
+  const resolved: { component: ComponentRecord; quantity: number; version: number }[] = [];
   const seen = new Set<number>();
   for (const [index, input] of inputs.entries()) {
     const at = `components[${index}]`;
@@ -134,23 +137,36 @@ export async function planSignupComponents(
       onOff.push(allocationProblem(component.id, 'quantity', ON_OFF_MESSAGE));
       continue;
     }
-    resolved.push({ component, quantity });
+    let version = component.currentVersion;
+    if (input.pricePoint !== undefined) {
+      const pricePoint = await findPricePoint(tx, site.id, component.id, input.pricePoint);
+      if (pricePoint === undefined) {
+        errors.add(`Price point: '${String(input.pricePoint)}' does not exist.`, `${at}.price_point_id`);
+        continue;
+      }
+      if (pricePoint.archivedAt !== null) {
+        errors.add(`Price point: '${String(input.pricePoint)}' has been archived.`, `${at}.price_point_id`);
+        continue;
+      }
+      version = pricePoint.version;
+    }
+    resolved.push({ component, quantity, version });
   }
   errors.throwIfAny();
   if (onOff.length > 0) throw allocationError(onOff);
 
   const rows: PlannedComponent[] = [];
   const lines: ComponentChargeLine[] = [];
-  for (const { component, quantity } of resolved) {
+  for (const { component, quantity, version: componentVersion } of resolved) {
     const metered = component.kind === 'metered_component';
     rows.push({
       component,
-      componentVersion: component.currentVersion,
+      componentVersion,
       allocatedQuantity: metered ? 0 : quantity,
       unitBalance: metered ? quantity : 0,
     });
     if (metered || !period.chargeNow || quantity === 0) continue;
-    const { version } = await loadComponentVersion(tx, site.id, component.id, component.currentVersion);
+    const { version } = await loadComponentVersion(tx, site.id, component.id, componentVersion);
     const full = errors.capture(() => componentPrice(version.pricing, quantity, site.currency));
     if (full === undefined) continue;
     const partial =
@@ -299,4 +315,21 @@ function quantityField(kind: ComponentKind, input: SignupComponentInput): [unkno
     return [input.allocatedQuantity, 'Allocated quantity', 'allocated_quantity'];
   if (input.quantity !== undefined) return [input.quantity, 'Quantity', 'quantity'];
   return [input.unitBalance, 'Unit balance', 'unit_balance'];
+}
+
+/**
+ * A price point of the component by id or handle (`handle:` allowed), or undefined when missing or
+ * another component's. A string of digits is an id, as clients send ids either way.
+ */
+async function findPricePoint(
+  tx: StorageTransaction,
+  siteId: number,
+  componentId: number,
+  ref: number | string,
+): Promise<ComponentPricePointRecord | undefined> {
+  const text = String(ref).trim();
+  const found = /^\d+$/.test(text)
+    ? await tx.pricePoints.findComponentPricePoint(siteId, Number(text))
+    : await tx.pricePoints.findComponentPricePointByHandle(siteId, componentId, text.replace(/^handle:/, ''));
+  return found?.componentId === componentId ? found : undefined;
 }

@@ -4,7 +4,15 @@ import type { CreateSubscriptionInput } from '../services/subscription-service.j
 import { creditCardAttributesFields, paymentProfileImportFields } from './credit-card-request.js';
 import { customerFields } from './customer-request.js';
 import { defineWireRequest } from './wire-request.js';
-import { wireBoolean, wireDecimal, wireId, wireSnapDay, wireText, wireTimestampInput } from './wire-scalars.js';
+import {
+  wireBoolean,
+  wireDecimal,
+  wireId,
+  wireIdOrHandle,
+  wireSnapDay,
+  wireText,
+  wireTimestampInput,
+} from './wire-scalars.js';
 
 /**
  * Fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping any of
@@ -66,7 +74,7 @@ export const signupComponentFields = z
       quantity: wireDecimal.nullish(),
       unit_balance: wireDecimal.nullish(),
       enabled: wireBoolean.nullish(),
-      price_point_id: unsupportedComponentField,
+      price_point_id: wireIdOrHandle.nullish(),
       custom_price: unsupportedComponentField,
     },
     { error: 'must be an object.' },
@@ -79,6 +87,7 @@ export const signupComponentFields = z
       ...(fromFlag ? { allocatedQuantity: c.enabled ? 1 : 0 } : {}),
       ...(c.quantity == null ? {} : { quantity: c.quantity }),
       ...(c.unit_balance == null ? {} : { unitBalance: c.unit_balance }),
+      ...(c.price_point_id == null ? {} : { pricePoint: c.price_point_id }),
     };
   });
 

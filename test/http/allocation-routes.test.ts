@@ -528,14 +528,14 @@ describe('allocations over HTTP', () => {
           components: [
             { component_id: 999_999, quantity: 1 },
             { quantity: 1 },
-            { component_id: c.seats, price_point_id: 3 },
+            { component_id: c.seats, custom_price: { unit_price: '1' } },
           ],
         },
       },
     });
     expect(unknown.status).toBe(422);
     expect(unknown.json()).toEqual({
-      errors: ['Component id: cannot be blank.', 'Price point id: is not supported by this server yet.'],
+      errors: ['Component id: cannot be blank.', 'Custom price: is not supported by this server yet.'],
     });
     const missing = await f.as('acme', {
       method: 'POST',

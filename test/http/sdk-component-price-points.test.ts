@@ -295,4 +295,36 @@ describe('official Maxio SDK: component price points', () => {
       },
     });
   });
+
+  it('signs up with a component at the price point it names', async () => {
+    const c = client(fixture());
+    const componentId = await catalog(c);
+    const premium = await sdk(
+      new ComponentPricePointsController(c).createComponentPricePoint(componentId, {
+        pricePoint: {
+          name: 'Premium',
+          handle: 'premium',
+          pricingScheme: PricingScheme.PerUnit,
+          prices: [{ startingQuantity: 1, unitPrice: '8' }],
+        },
+      }),
+    );
+    const created = await sdk(
+      new SubscriptionsController(c).createSubscription({
+        subscription: {
+          productHandle: 'basic',
+          customerAttributes: { firstName: 'Bo', lastName: 'Brandt', email: 'bo@example.com' },
+          creditCardAttributes: { fullNumber: '4111111111111111', expirationMonth: 12, expirationYear: 2030 },
+          components: [{ componentId, allocatedQuantity: 3, pricePointId: 'handle:premium' }],
+        },
+      }),
+    );
+    const subscriptionId = created.subscription?.id as number;
+    const read = await sdk(
+      new SubscriptionComponentsController(c).readSubscriptionComponent(subscriptionId, componentId),
+    );
+    expect(read.component).toMatchObject({ allocatedQuantity: 3, pricePointId: premium.pricePoint.id });
+    // The signup took the product (10.00) and three seats at 8.00.
+    expect(created.subscription?.signupRevenue).toBe('34.00');
+  });
 });

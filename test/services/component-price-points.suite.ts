@@ -266,5 +266,50 @@ export function componentPricePointsSuite(harness: StorageHarness): void {
       // A second reset has nothing to move.
       expect(await acme.pricePoints.resetSubscriptionComponentPricePoints(subId)).toEqual([]);
     });
+
+    it('signs up with a component at the price point it names, and renews it there', async () => {
+      const f = fixture();
+      const { acme, seats } = await setup(f);
+      const premium = await acme.pricePoints.createComponentPricePoint(seats, { name: 'Premium', unitPrice: '12' });
+      const gone = await acme.pricePoints.createComponentPricePoint(seats, { name: 'Gone', unitPrice: '1' });
+      await acme.pricePoints.archiveComponentPricePoint(seats, 'gone');
+      const customer = { firstName: 'Bo', lastName: 'Brandt', email: 'bo@example.com' };
+      const countBefore = (await acme.subscriptions.list()).length;
+      for (const [pricePoint, message] of [
+        ['nope', "Price point: 'nope' does not exist."],
+        [gone.pricePoint.id, `Price point: '${gone.pricePoint.id}' has been archived.`],
+      ] as const) {
+        const refused = await rejection(
+          acme.subscriptions.create({
+            productHandle: 'basic',
+            customer,
+            creditCard: VISA,
+            components: [{ componentId: seats, allocatedQuantity: 2, pricePoint }],
+          }),
+        );
+        expect(refused.messages).toEqual([message]);
+      }
+      expect(await acme.subscriptions.list()).toHaveLength(countBefore);
+
+      const { subscription } = await acme.subscriptions.create({
+        productHandle: 'basic',
+        customer,
+        creditCard: VISA,
+        components: [{ componentId: seats, allocatedQuantity: 2, pricePoint: 'handle:premium' }],
+      });
+      const signupCharges = (await acme.subscriptions.transactions(subscription.id))
+        .filter((l) => l.type === 'charge')
+        .map((l) => l.amountInCents)
+        .sort((a, b) => a - b);
+      expect(signupCharges).toEqual([2400, 3000]);
+      expect((await seatsRow(acme, subscription.id, seats))?.componentVersion).toBe(premium.pricePoint.version);
+
+      f.clock.set('2026-05-01T00:00:00Z');
+      await f.engine.runDue();
+      const renewal = (await acme.subscriptions.transactions(subscription.id)).filter(
+        (l) => l.type === 'charge' && l.createdAt.toISOString() === '2026-05-01T00:00:00.000Z',
+      );
+      expect(renewal.map((l) => l.amountInCents).sort((a, b) => a - b)).toEqual([2400, 3000]);
+    });
   });
 }
