@@ -188,7 +188,10 @@ export function createStripeGateway(options: StripeGatewayOptions): StripeGatewa
         paymentMethodId = created.id;
       }
       const name = [card.firstName, card.lastName].filter(Boolean).join(' ');
-      const { paymentMethod, customerId } = await attach(paymentMethodId, name === '' ? {} : { name });
+      const { paymentMethod, customerId } = await attach(paymentMethodId, {
+        ...(card.customerVaultToken === undefined ? {} : { id: card.customerVaultToken }),
+        ...(name === '' ? {} : { name }),
+      });
       return {
         ok: true,
         vaultToken: paymentMethod.id,

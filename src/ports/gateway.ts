@@ -11,6 +11,12 @@ export interface CardInput {
   readonly cvv?: string;
   readonly firstName?: string;
   readonly lastName?: string;
+  /**
+   * The payer's customer at this gateway when it already has one (a card update of a profile this
+   * gateway vaulted): the new card joins that customer instead of a new one. Gateways without
+   * customers ignore it.
+   */
+  readonly customerVaultToken?: string;
 }
 
 /** What tokenizing a card gives. */

@@ -553,6 +553,7 @@ export class SubscriptionService {
         : await this.#deps.gateway.tokenize({
             ...card,
             fullNumber: parseCard(input as CreditCardInput, this.#deps.gateway).fullNumber,
+            ...sameGatewayCustomer(this.#deps.gateway, existing.profile),
           });
     if (tokenized && !tokenized.ok) throw invalid(tokenized.message, 'payment_profile.full_number');
     return runCommand(this.#deps, async (ctx) => {
@@ -1420,7 +1421,7 @@ export async function prepareNewCard(
     ...current.paymentProfile?.billingAddress,
     ...input.billingAddress,
   });
-  const tokenized = await gateway.tokenize(card);
+  const tokenized = await gateway.tokenize({ ...card, ...sameGatewayCustomer(gateway, current.paymentProfile) });
   if (!tokenized.ok) throw invalid(tokenized.message, 'credit_card.full_number');
   return { tokenized, card, billingAddress: input.billingAddress, vault: gateway.name };
 }
@@ -1498,3 +1499,17 @@ export const SUBSCRIPTION_METHODS = [
   'setReference',
   'override',
 ] as const;
+
+/**
+ * The payer's customer at `gateway`, when its current profile was vaulted there: a new card of the
+ * same payer joins it (at Stripe, one Customer keeps all of a payer's cards).
+ */
+export function sameGatewayCustomer(
+  gateway: PaymentGateway,
+  profile: { readonly currentVault: string; readonly customerVaultToken: string | null } | null | undefined,
+): { customerVaultToken?: string } {
+  const token = profile?.customerVaultToken;
+  return token != null && token !== '' && acceptsVault(gateway, profile!.currentVault)
+    ? { customerVaultToken: token }
+    : {};
+}

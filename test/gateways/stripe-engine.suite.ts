@@ -287,6 +287,8 @@ export function stripeEngineScenarios(harness: StorageHarness): void {
         expirationYear: 2035,
       });
       expect(updated.paymentProfile!.id).not.toBe(view.paymentProfile!.id);
+      // The new card joins the payer's Stripe Customer: one Customer keeps all of a payer's cards.
+      expect(updated.paymentProfile!.customerVaultToken).toBe(view.paymentProfile!.customerVaultToken);
       f.clock.set('2028-03-01T00:00:00Z');
       expect(await f.engine.runDue()).toMatchObject({ renewed: 1, errors: 0 });
       const renewal = intentsFor(f, `renewal:${id}:1`);
@@ -301,7 +303,7 @@ export function stripeEngineScenarios(harness: StorageHarness): void {
         expirationYear: 2036,
       });
       expect(again.paymentProfile).toMatchObject({ cardType: 'american_express', expirationYear: 2036 });
-      // (An alias not used yet in this test: each alias gets its own Stripe customer, keyed by it.)
+      expect(again.paymentProfile!.customerVaultToken).toBe(view.paymentProfile!.customerVaultToken);
       const profile = await acme.paymentProfiles.update(again.paymentProfile!.id, {
         fullNumber: 'pm_card_chargeCustomerFail',
         expirationMonth: 9,
@@ -310,6 +312,8 @@ export function stripeEngineScenarios(harness: StorageHarness): void {
       expect(profile).toMatchObject({ cardType: 'visa', lastFour: '0341', expirationMonth: 9, expirationYear: 2037 });
       expect(profile.vaultToken).toMatch(/^pm_/);
       expect(profile.vaultToken).not.toBe(again.paymentProfile!.vaultToken);
+      expect(profile.customerVaultToken).toBe(view.paymentProfile!.customerVaultToken);
+      expect(f.fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/customers')).toHaveLength(1);
       // A number is still refused without raw cards, and never sent.
       const refused = (await acme.subscriptions
         .updateCard(id, { fullNumber: FULL_NUMBER, expirationMonth: 10, expirationYear: 2036 })
