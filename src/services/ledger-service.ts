@@ -602,6 +602,7 @@ export class LedgerService {
     const known = await lookUpByKey(this.#deps.gateway, plan.key);
     if (known?.outcome === 'unknown') return 'unknown';
     let chargeId: string | null = null;
+    let refundRefused = false;
     let message = `The gateway has no record of the charge; the ${purposeOf(plan.key)} did not complete.`;
     if (known?.outcome === 'success') {
       chargeId = known.transactionId;
@@ -616,6 +617,7 @@ export class LedgerService {
       } catch {
         return 'unknown';
       }
+      refundRefused = refund.outcome !== 'success';
       message =
         refund.outcome === 'success'
           ? `Charged, but the ${purposeOf(plan.key)} did not complete; refunded as ${refund.transactionId}.`
@@ -626,10 +628,12 @@ export class LedgerService {
     return runCommand(this.#deps, async (ctx) => {
       const attempt = await ctx.tx.payments.findByKey(siteId, plan.key);
       if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled' as const;
+      const kept = refundRefused ? await this.#keepRefusedRefund(ctx, attempt, chargeId, message) : undefined;
       await ctx.tx.payments.update(siteId, attempt.id, {
-        status: 'failed',
+        status: kept === undefined ? 'failed' : 'succeeded',
         gatewayTransactionId: chargeId,
         message,
+        ...(kept === undefined ? {} : { transactionId: kept.id }),
         updatedAt: ctx.now,
       });
       await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
@@ -637,6 +641,31 @@ export class LedgerService {
       if (typeof plan.claim === 'string') await releaseOpenCollection(ctx.tx, siteId, plan.claim);
       return 'failed' as const;
     });
+  }
+
+  /**
+   * Money taken for a change that never took effect, whose refund the gateway refused: it stays
+   * the merchant's, so it goes on the subscription's ledger as a payment (a credit the next
+   * charges use, and that can be refunded like any payment), never taken without a trace. A
+   * signup that did not complete has no subscription to hold it: its attempt keeps the message.
+   */
+  async #keepRefusedRefund(
+    ctx: CommandContext,
+    attempt: PaymentAttemptRecord,
+    chargeId: string | null,
+    message: string,
+  ): Promise<TransactionRecord | undefined> {
+    if (attempt.subscriptionId === null) return undefined;
+    const subscription = await ctx.tx.subscriptions.findById(attempt.siteId, attempt.subscriptionId);
+    if (subscription === undefined) return undefined;
+    const [written] = await post(ctx.tx, [
+      line(subscription, 'payment', 'unrefunded', attempt.amountInCents, message, ctx.now, {
+        success: true,
+        gatewayTransactionId: chargeId,
+      }),
+    ]);
+    recordPayment(ctx, subscription, written!, true);
+    return written;
   }
 
   /** The gateway's answer for a charge key, or undefined when it has none or cannot be asked. */

@@ -299,6 +299,41 @@ export function billingCoreScenarios(harness: StorageHarness): void {
       }
     });
 
+    it('money taken for a migration that did not complete, whose refund is refused, goes on the ledger as a payment', async () => {
+      const f = await fixture();
+      const acme = f.engine.site('acme');
+      const { subscription } = await signup(f);
+      f.clock.set(at(10));
+      f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'migration:', charged: true });
+      const lookup = f.gateway.lookup.bind(f.gateway);
+      let lookupsDown = true;
+      f.gateway.lookup = async (key) => {
+        if (lookupsDown) throw new Error('no answer');
+        return lookup(key);
+      };
+      expect((await rejection(acme.subscriptions.migrate(subscription.id, { productHandle: 'c' }))).code).toBe(
+        'gateway_error',
+      );
+      const balanceBefore = (await acme.subscriptions.get(subscription.id)).balanceInCents;
+      // The reconciliation finds the money taken; the gateway refuses to give it back.
+      lookupsDown = false;
+      f.gateway.refund = async () => ({ outcome: 'failure', message: 'Refund refused by the issuer' });
+      f.clock.set(new Date(at(10).getTime() + 3_600_000));
+      await f.engine.runDue();
+      const [taken] = [...f.gateway.charges.entries()].filter(([key]) => key.startsWith('migration:'));
+      expect(taken).toBeDefined();
+      const lines = await acme.subscriptions.transactions(subscription.id);
+      const kept = lines.filter((l) => l.type === 'payment' && l.gatewayTransactionId === taken![1].transactionId);
+      expect(kept.map((l) => [l.amountInCents, l.success])).toEqual([[taken![1].amountInCents, true]]);
+      expect(kept[0]!.memo).toContain('the refund was refused: Refund refused by the issuer');
+      const view = await acme.subscriptions.get(subscription.id);
+      expect(view.product.product.handle).toBe('a');
+      expect(view.balanceInCents).toBe(balanceBefore - taken![1].amountInCents);
+      // The claim is released: the next migration goes through and uses the credit first.
+      await acme.subscriptions.migrate(subscription.id, { productHandle: 'c' });
+      expect((await acme.subscriptions.get(subscription.id)).product.product.handle).toBe('c');
+    });
+
     it('a renewal within the hour of an allocation charge whose answer was lost never collects it again', async () => {
       for (const charged of [true, false]) {
         const f = await fixture();
