@@ -69,6 +69,7 @@ const CARD = { full_number: '4111111111111111', expiration_month: '12', expirati
  */
 interface WorldExtras {
   readonly pricePointId: number;
+  readonly componentPricePointId: number;
   readonly reasonCodeId: number;
   readonly reasonCode: string;
   readonly subcode: string;
@@ -96,6 +97,11 @@ async function seedExtras(f: HttpFixture, w: SiteWorld): Promise<void> {
     interval: 1,
     intervalUnit: 'month',
   });
+  const componentPricePoint = await h.pricePoints.createComponentPricePoint(w.seatsId, {
+    name: `${m} seat tier`,
+    handle: `${m}-seat-tier`,
+    unitPrice: '3',
+  });
   const reasonCode = `${m.toUpperCase()}_WHY`;
   const reason = await h.reasonCodes.create({ code: reasonCode, description: `${m} reason` });
   const subcode = `${m.toUpperCase()}SUB1`;
@@ -110,6 +116,7 @@ async function seedExtras(f: HttpFixture, w: SiteWorld): Promise<void> {
   const invoiceExport = await h.exports.exportInvoices();
   EXTRAS.set(w, {
     pricePointId: pricePoint.pricePoint.id,
+    componentPricePointId: componentPricePoint.pricePoint.id,
     reasonCodeId: reason.id,
     reasonCode,
     subcode,
@@ -125,7 +132,7 @@ function extraParams(key: string, w: SiteWorld): Record<string, string> {
   const first = pathOfKey(key).split('/')[1] ?? '';
   return {
     subcode: x.subcode,
-    price_point_id: String(x.pricePointId),
+    price_point_id: String(first === 'components' ? x.componentPricePointId : x.pricePointId),
     prepayment_id: String(x.prepaymentId),
     payment_profile_id: String(w.paymentProfileId),
     batch_id: String(key.includes('/api_exports/invoices/') ? x.invoiceExportId : x.subscriptionExportId),
@@ -787,6 +794,26 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
 
 /** Extra cases: A's own record in the path, B's in another place (a nested id, the body, the query). */
 const MIXED: readonly CaseBuilder[] = [
+  // A's component with B's component price point: every route that names one.
+  ...(
+    [
+      ['GET', ''],
+      ['PUT', ''],
+      ['DELETE', ''],
+      ['PUT', '/unarchive'],
+      ['PUT', '/default'],
+    ] as const
+  ).map(([method, tail]) =>
+    ownWith(
+      "A's component, B's component price point",
+      `${method} /components/:id/price_points/:price_point_id${tail}.json`,
+      [404],
+      (b) => ({
+        params: { price_point_id: String(extrasOf(b).componentPricePointId) },
+        ...(method === 'PUT' && tail === '' ? { body: { price_point: { name: 'Renamed' } } } : {}),
+      }),
+    ),
+  ),
   ownWith("A's product, B's price point", 'GET /products/:id/price_points/:price_point_id.json', [404], (b) => ({
     params: { price_point_id: String(extrasOf(b).pricePointId) },
   })),
