@@ -32,6 +32,7 @@ import { createOutboxRepository } from './repositories/outbox.js';
 import { createPaymentAttemptsRepository } from './repositories/payments.js';
 import { createPricePointsRepository } from './repositories/price-points.js';
 import { createPurgeRepository } from './repositories/purge.js';
+import { TransactionCaches } from './repositories/read-cache.js';
 import { createReportsRepository } from './repositories/reports.js';
 import type { RepositoryContext } from './repositories/repository-context.js';
 import { createSiteDataRepository } from './repositories/site-data.js';
@@ -194,7 +195,7 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
 
     transaction(work, options) {
       return run(options, (conn, scope) => {
-        const context: RepositoryContext = { db: conn, encode, hooks };
+        const context: RepositoryContext = { db: conn, encode, hooks, caches: new TransactionCaches() };
         return work(buildTransaction(context, scope));
       });
     },

@@ -25,6 +25,9 @@ import type { RepositoryContext } from './repository-context.js';
 export function createCatalogRepository(context: RepositoryContext): CatalogRepository {
   const { db, encode } = context;
   const versions = new ReadCache<ProductVersionRecord>();
+  // Families are written here only; products also by the price points (hence the shared cache).
+  const families = new ReadCache<ProductFamilyRecord>();
+  const products = context.caches.of<ProductRecord>('products');
   const insertVersion = (
     siteId: number,
     productId: number,
@@ -36,6 +39,7 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
 
   return {
     async insertFamily(family) {
+      families.clear();
       const row = await db
         .insertInto('product_families')
         .values({
@@ -54,14 +58,16 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
       return decodeFamily(row);
     },
 
-    async findFamily(siteId, id) {
-      const row = await db
-        .selectFrom('product_families')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && decodeFamily(row);
+    findFamily(siteId, id) {
+      return families.get(`${siteId}:${id}`, async () => {
+        const row = await db
+          .selectFrom('product_families')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return row && decodeFamily(row);
+      });
     },
 
     async findFamilyByHandle(siteId, handle) {
@@ -85,6 +91,7 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
     },
 
     async updateFamily(siteId, id, patch) {
+      families.clear();
       const set: Updateable<ProductFamiliesTable> = {};
       if (patch.name !== undefined) set.name = patch.name;
       if (patch.handle !== undefined) set.handle = patch.handle;
@@ -108,6 +115,7 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
     },
 
     async insertProduct(product, terms) {
+      products.clear();
       const row = await db
         .insertInto('products')
         .values({
@@ -152,6 +160,7 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
     },
 
     async addProductVersion(siteId, productId, expectedCurrent, terms, now) {
+      products.clear();
       // Moving the pointer first takes the product's row lock, so of two concurrent edits at one
       // expected version the second re-checks after the first commits and matches nothing.
       const row = await db
@@ -185,6 +194,7 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
     },
 
     async setProductArchived(siteId, productId, archivedAt, now) {
+      products.clear();
       const row = await db
         .updateTable('products')
         .set({ archived_at: encode.nullableInstant(archivedAt), updated_at: encode.instant(now) })
@@ -195,14 +205,16 @@ export function createCatalogRepository(context: RepositoryContext): CatalogRepo
       return row && decodeProduct(row);
     },
 
-    async findProduct(siteId, id) {
-      const row = await db
-        .selectFrom('products')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && decodeProduct(row);
+    findProduct(siteId, id) {
+      return products.get(`${siteId}:${id}`, async () => {
+        const row = await db
+          .selectFrom('products')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return row && decodeProduct(row);
+      });
     },
 
     async findProductByHandle(siteId, handle) {

@@ -25,16 +25,20 @@ import type { RepositoryContext } from './repository-context.js';
 /** Builds the price-points repository of one transaction. */
 export function createPricePointsRepository(context: RepositoryContext): PricePointsRepository {
   const { db, encode } = context;
+  // Every write of a product here clears the transaction's product cache (see `read-cache.ts`).
+  const products = context.caches.of('products');
 
   /** Takes the product's row lock, so version numbers are handed out one writer at a time. */
-  const lockProduct = async (siteId: number, productId: number, now: Date) =>
-    db
+  const lockProduct = async (siteId: number, productId: number, now: Date) => {
+    products.clear();
+    return db
       .updateTable('products')
       .set({ updated_at: encode.instant(now) })
       .where('site_id', '=', siteId)
       .where('id', '=', productId)
       .returningAll()
       .executeTakeFirst();
+  };
 
   const find = async (siteId: number, id: number) => {
     const row = await db
@@ -327,6 +331,7 @@ export function createPricePointsRepository(context: RepositoryContext): PricePo
         pricePointId: id,
       });
       if (pricePoint.type === 'default') {
+        products.clear();
         await db
           .updateTable('products')
           .set({ current_version: number, updated_at: encode.instant(now) })
@@ -351,6 +356,7 @@ export function createPricePointsRepository(context: RepositoryContext): PricePo
     async makeDefaultProductPricePoint(siteId, id, now) {
       const current = await find(siteId, id);
       if (current === undefined) return undefined;
+      products.clear();
       const product = await db
         .updateTable('products')
         .set({ current_version: current.version, updated_at: encode.instant(now) })

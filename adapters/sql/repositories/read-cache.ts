@@ -40,3 +40,27 @@ export class ReadCache<V> {
     this.#entries.clear();
   }
 }
+
+/**
+ * The read caches of one transaction shared between repositories, by table: a table written by
+ * more than one repository (products: the catalog and the price points) is cached in one place,
+ * which each writer clears.
+ */
+export class TransactionCaches {
+  readonly #byTable = new Map<string, ReadCache<unknown>>();
+
+  /** Forgets every table's cache (a site deleted: its rows went with it, by cascade). */
+  clearAll(): void {
+    for (const cache of this.#byTable.values()) cache.clear();
+  }
+
+  /** The cache of `table` in this transaction. */
+  of<V>(table: string): ReadCache<V> {
+    let cache = this.#byTable.get(table);
+    if (cache === undefined) {
+      cache = new ReadCache<unknown>();
+      this.#byTable.set(table, cache);
+    }
+    return cache as ReadCache<V>;
+  }
+}

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { ValueEncoders } from '../codecs.js';
 import type { DialectHooks } from '../dialect-hooks.js';
 import type { Database } from '../schema.js';
+import type { TransactionCaches } from './read-cache.js';
 
 /** The transaction-scoped dependencies of a repository. */
 export interface RepositoryContext {
@@ -14,4 +15,6 @@ export interface RepositoryContext {
   readonly db: Kysely<Database>;
   readonly encode: ValueEncoders;
   readonly hooks: DialectHooks;
+  /** Read caches of this transaction shared between repositories (see `read-cache.ts`). */
+  readonly caches: TransactionCaches;
 }

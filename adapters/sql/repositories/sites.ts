@@ -11,7 +11,7 @@ import type { RepositoryContext } from './repository-context.js';
  * command (and a batched transaction runs many commands), so reads by id and subdomain are
  * cached for the transaction; every write here clears the cache (see {@link ReadCache}).
  */
-export function createSitesRepository({ db, encode }: RepositoryContext): SitesRepository {
+export function createSitesRepository({ db, encode, caches }: RepositoryContext): SitesRepository {
   const cache = new ReadCache<SiteRecord>();
   const remember = (site: SiteRecord | undefined): SiteRecord | undefined => {
     if (site !== undefined) {
@@ -87,6 +87,7 @@ export function createSitesRepository({ db, encode }: RepositoryContext): SitesR
 
     async delete(id) {
       cache.clear();
+      caches.clearAll();
       const result = await db.deleteFrom('sites').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },

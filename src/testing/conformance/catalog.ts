@@ -285,6 +285,44 @@ export function catalogCases({ api, storage }: SectionContext): void {
       assert.equal(await storage().transaction((tx) => tx.catalog.findProductVersion(a.id, product.id, 2)), undefined);
     });
 
+    it('within one transaction: a family or product read again after any write, by any repository, is current', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cat-in-tx')));
+      const family = await storage().transaction((tx) => tx.catalog.insertFamily(familyFixture(site.id, 'f')));
+      const { product } = await storage().transaction((tx) =>
+        tx.catalog.insertProduct(productFixture(family, 'p'), termsFixture()),
+      );
+      await storage().transaction(async (tx) => {
+        const first = await tx.catalog.findFamily(site.id, family.id);
+        assert.equal(first?.name, family.name);
+        (first as { name: string }).name = 'mutated';
+        assert.equal((await tx.catalog.findFamily(site.id, family.id))?.name, family.name);
+        await tx.catalog.updateFamily(site.id, family.id, { name: 'Renamed' });
+        assert.equal((await tx.catalog.findFamily(site.id, family.id))?.name, 'Renamed');
+
+        assert.equal((await tx.catalog.findProduct(site.id, product.id))?.currentVersion, 1);
+        await tx.catalog.addProductVersion(site.id, product.id, 1, termsFixture({ priceInCents: 900 }), at(T0, 1));
+        assert.equal((await tx.catalog.findProduct(site.id, product.id))?.currentVersion, 2);
+        // Another repository writes products too: a price point made the default moves the product.
+        const [original] = await tx.pricePoints.listProductPricePoints(site.id, { productId: product.id });
+        assert.ok(original);
+        const cheap = await tx.pricePoints.insertProductPricePoint(
+          {
+            siteId: site.id,
+            productId: product.id,
+            name: 'Cheap',
+            handle: 'cheap',
+            archivedAt: null,
+            createdAt: at(T0, 2),
+            updatedAt: at(T0, 2),
+          },
+          termsFixture({ priceInCents: 100 }),
+        );
+        assert.equal((await tx.catalog.findProduct(site.id, product.id))?.currentVersion, 2);
+        await tx.pricePoints.makeDefaultProductPricePoint(site.id, cheap.pricePoint.id, at(T0, 3));
+        assert.equal((await tx.catalog.findProduct(site.id, product.id))?.currentVersion, cheap.pricePoint.version);
+      });
+    });
+
     it('hands out copies: mutating returned terms changes nothing stored', async () => {
       const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cat-copy')));
       const family = await storage().transaction((tx) => tx.catalog.insertFamily(familyFixture(site.id, 'f')));
