@@ -63,6 +63,8 @@ export interface ProductView {
   readonly pricePoint?: ProductPricePointRecord;
   /** The product's default price point's id, when the reader looked it up. */
   readonly defaultPricePointId?: number;
+  /** The product's family, when the reader looked it up (a subscription read does). */
+  readonly family?: ProductFamilyRecord;
 }
 
 /** Options of {@link CatalogService.listProducts}. */
@@ -290,6 +292,7 @@ export async function loadProduct(tx: StorageTransaction, siteId: number, produc
  */
 export async function withPricePoints(tx: StorageTransaction, view: ProductView): Promise<ProductView> {
   const { product, version } = view;
+  const family = await tx.catalog.findFamily(product.siteId, product.familyId);
   const defaultPricePoint = await tx.pricePoints.findDefaultProductPricePoint(product.siteId, product.id);
   const pricePoint =
     version.pricePointId == null || version.pricePointId === defaultPricePoint?.id
@@ -300,6 +303,7 @@ export async function withPricePoints(tx: StorageTransaction, view: ProductView)
     version,
     ...(pricePoint === undefined ? {} : { pricePoint }),
     ...(defaultPricePoint === undefined ? {} : { defaultPricePointId: defaultPricePoint.id }),
+    ...(family === undefined ? {} : { family }),
   };
 }
 

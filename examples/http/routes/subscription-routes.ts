@@ -26,13 +26,16 @@ import { registerKnownUnservedRoutes } from './method-routes.js';
 import { queryOf } from './route-params.js';
 
 /**
- * `{"subscription":{...}}` bodies for views. The nested product shows its family in full, which a
- * view does not carry, so the site's families are read once per response.
+ * `{"subscription":{...}}` bodies for views. The nested product shows its family in full: a view
+ * read by the engine carries it; for one that does not, the site's families are read once.
  */
 export async function subscriptionBodies(c: HttpContext, views: readonly SubscriptionView[]) {
-  const families = new Map((await c.var.site.catalog.listFamilies()).map((f) => [f.id, f]));
+  const missing = views.some((view) => view.product.family === undefined);
+  const families = missing ? new Map((await c.var.site.catalog.listFamilies()).map((f) => [f.id, f])) : undefined;
   const context = await wireContext(c);
-  return views.map((view) => serializeSubscription(view, context, families.get(view.product.product.familyId)));
+  return views.map((view) =>
+    serializeSubscription(view, context, view.product.family ?? families?.get(view.product.product.familyId)),
+  );
 }
 
 /** The `{"subscription":{...}}` body of one view. */
