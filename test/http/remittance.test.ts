@@ -1,17 +1,13 @@
-import { ApiError, type Client, CollectionMethod, SubscriptionsController } from '@maxio-com/advanced-billing-sdk';
+import { ApiError, CollectionMethod, SubscriptionsController } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { seedCatalog, useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * `payment_collection_method` driven by the official Maxio SDK in `chargify` compat: a remittance
  * signup without a card, the method shown on the subscription, and its change by
  * `PUT /subscriptions/{id}.json` (a switch to automatic needs a card).
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 async function refusal(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
   try {
@@ -31,7 +27,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
   it('signs up for remittance without a card, renews without charging, and shows the method', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(client(f));
+    const subscriptions = new SubscriptionsController(acmeClient(f));
     const created = await sdk(
       subscriptions.createSubscription({
         subscription: {
@@ -57,7 +53,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
   it('reads the older name invoice as remittance', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(client(f));
+    const subscriptions = new SubscriptionsController(acmeClient(f));
     const created = await sdk(
       subscriptions.createSubscription({
         subscription: {
@@ -73,7 +69,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
   it('switches the method by update; automatic needs a card, a bad method is a 422, neither changes anything', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(client(f));
+    const subscriptions = new SubscriptionsController(acmeClient(f));
     const created = await sdk(
       subscriptions.createSubscription({
         subscription: {
@@ -121,7 +117,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
   it('refuses prepaid at signup and creates nothing', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(client(f));
+    const subscriptions = new SubscriptionsController(acmeClient(f));
     const refused = await refusal(
       subscriptions.createSubscription({
         subscription: {

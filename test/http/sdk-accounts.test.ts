@@ -1,6 +1,4 @@
 import {
-  ApiError,
-  type Client,
   CreatePrepaymentMethod,
   ListPrepaymentDateField,
   PrepaymentMethod,
@@ -9,27 +7,13 @@ import {
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, signupBody, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';
 
 /**
  * Prepayments, service credits and account balances over HTTP: the official Maxio SDK drives the
  * six SubscriptionInvoiceAccountController methods against the server in `chargify` compat (every
  * response validated by the SDK's schemas), and raw requests check the error bodies.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.statusCode, body: JSON.parse(String(error.body)) };
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
-}
 
 async function subscribe(f: HttpFixture): Promise<number> {
   await seedCatalog(f.engine);
@@ -44,7 +28,7 @@ describe('official Maxio SDK 6.1.0: subscription invoice account', () => {
   it('records, lists and refunds prepayments; issues and deducts service credits; reads balances', async () => {
     const f = fixture();
     const id = await subscribe(f);
-    const account = new SubscriptionInvoiceAccountController(client(f));
+    const account = new SubscriptionInvoiceAccountController(acmeClient(f));
     const created = await sdk(
       account.createPrepayment(id, {
         prepayment: { amount: 25.5, memo: 'Check 1001', details: 'By mail', method: CreatePrepaymentMethod.Check },
@@ -107,7 +91,7 @@ describe('official Maxio SDK 6.1.0: subscription invoice account', () => {
   it('answers bad input with 422 and the errors list, over-refunds included, and unknown ids with 404', async () => {
     const f = fixture();
     const id = await subscribe(f);
-    const account = new SubscriptionInvoiceAccountController(client(f));
+    const account = new SubscriptionInvoiceAccountController(acmeClient(f));
     // The SDK refuses an unknown method itself, so this body goes raw.
     const bad = await f.as('acme', {
       method: 'POST',
@@ -118,23 +102,23 @@ describe('official Maxio SDK 6.1.0: subscription invoice account', () => {
     expect(bad.json()).toEqual({
       errors: ['Amount: must be greater than 0.', 'Memo: cannot be blank.', 'Method: is not included in the list.'],
     });
-    const tooMuch = await failure(account.deductServiceCredit(id, { deduction: { amount: '0.01' } }));
+    const tooMuch = await sdkFailure(account.deductServiceCredit(id, { deduction: { amount: '0.01' } }));
     expect(tooMuch).toEqual({ status: 422, body: { errors: ['Amount: cannot exceed the service credit balance.'] } });
     const created = await sdk(
       account.createPrepayment(id, {
         prepayment: { amount: 3, memo: 'Cash', details: 'Desk', method: CreatePrepaymentMethod.Cash },
       }),
     );
-    const over = await failure(
+    const over = await sdkFailure(
       account.refundPrepayment(id, created.prepayment.id!, {
         refund: { amountInCents: BigInt(301), amount: '3.01', memo: 'Too much' },
       }),
     );
     expect(over.status).toBe(422);
-    expect((await failure(account.readAccountBalances(999_999))).status).toBe(404);
+    expect((await sdkFailure(account.readAccountBalances(999_999))).status).toBe(404);
     expect(
       (
-        await failure(
+        await sdkFailure(
           account.refundPrepayment(id, BigInt(999_999), { refund: { amountInCents: null, amount: 1, memo: 'x' } }),
         )
       ).status,

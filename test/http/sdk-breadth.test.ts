@@ -17,8 +17,8 @@ import {
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK (6.1.0) driving this round's endpoints against the server in `chargify`
@@ -26,10 +26,6 @@ import { maxioClient, sdk } from './support/maxio-sdk.js';
  * date and activation, catalog lists, component lookup and update, family coupon paths, and the
  * site. Every response is validated by the SDK's own schemas; one it cannot parse fails here.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 /** The status of an SDK call that is expected to fail. */
 async function failure(call: Promise<unknown>): Promise<number> {
@@ -88,7 +84,7 @@ describe('official Maxio SDK 6.1.0: this round of endpoints', () => {
 
   it('polls events, counts them and reads one subscription’s events', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     await catalog(c);
     const sub = await signup(c, 'pro', 'ada');
     await sdk(new SubscriptionStatusController(c).cancelSubscription(sub.id as number));
@@ -114,7 +110,7 @@ describe('official Maxio SDK 6.1.0: this round of endpoints', () => {
 
   it('finds a customer by reference (find-or-create), searches, and lists their subscriptions', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     await catalog(c);
     const sub = await signup(c, 'pro', 'ada-ref');
     await signup(c, 'pro', 'bob-ref');
@@ -130,7 +126,7 @@ describe('official Maxio SDK 6.1.0: this round of endpoints', () => {
 
   it('retries a past-due subscription, moves a resume date and activates a trial', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     await catalog(c);
     const status = new SubscriptionStatusController(c);
     const pro = await signup(c, 'pro', 'p');
@@ -157,7 +153,7 @@ describe('official Maxio SDK 6.1.0: this round of endpoints', () => {
 
   it('lists products and components, finds and updates a component, and serves family coupon paths', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     const familyId = await catalog(c);
     const products = await sdk(new ProductsController(c).listProducts({ perPage: 1, page: 2 }));
     expect(products.map((p) => p.product.handle)).toEqual(['trial']);
@@ -198,7 +194,7 @@ describe('official Maxio SDK 6.1.0: this round of endpoints', () => {
 
   it('reads the site', async () => {
     const f = fixture();
-    const site = await sdk(new SitesController(client(f)).readSite());
+    const site = await sdk(new SitesController(acmeClient(f)).readSite());
     expect(site.site).toMatchObject({ id: f.sites.acme.site.id, subdomain: 'acme', currency: 'USD', test: true });
   });
 });

@@ -1,5 +1,4 @@
 import {
-  ApiError,
   type Client,
   ComponentPricePointsController,
   ComponentsController,
@@ -13,28 +12,14 @@ import {
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK driving the component price point endpoints, the subscription price point
  * moves and allocations on a price point, against the server in `chargify` compat; every response
  * is validated by the SDK's own schemas.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.statusCode, body: JSON.parse(String(error.body)) };
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
-}
 
 /** A family with a 10.00-a-month product `basic` and a Seats component at 5.00 a seat; answers the component's id. */
 async function catalog(c: Client): Promise<number> {
@@ -85,7 +70,7 @@ describe('official Maxio SDK: component price points', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
 
   it('creates, lists, reads, updates, archives, unarchives and promotes component price points', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const componentId = await catalog(c);
     const points = new ComponentPricePointsController(c);
     const components = new ComponentsController(c);
@@ -170,10 +155,10 @@ describe('official Maxio SDK: component price points', () => {
   });
 
   it('refuses bad pricing, an unknown price point and archiving the default, changing nothing', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const componentId = await catalog(c);
     const points = new ComponentPricePointsController(c);
-    const badPricing = await failure(
+    const badPricing = await sdkFailure(
       points.createComponentPricePoint(componentId, {
         pricePoint: {
           name: 'Broken',
@@ -186,9 +171,9 @@ describe('official Maxio SDK: component price points', () => {
       }),
     );
     expect(badPricing).toEqual({ status: 422, body: { errors: { prices: ['Prices: must not have gaps.'] } } });
-    expect(await failure(points.readComponentPricePoint(componentId, 999999))).toMatchObject({ status: 404 });
+    expect(await sdkFailure(points.readComponentPricePoint(componentId, 999999))).toMatchObject({ status: 404 });
     const component = await sdk(new ComponentsController(c).findComponent('seats'));
-    const defaultArchive = await failure(
+    const defaultArchive = await sdkFailure(
       points.archiveComponentPricePoint(componentId, component.component.defaultPricePointId as number),
     );
     expect(defaultArchive).toEqual({
@@ -200,7 +185,7 @@ describe('official Maxio SDK: component price points', () => {
   });
 
   it('allocates at a price point, moves a subscription between price points and resets it', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const componentId = await catalog(c);
     const subscriptionId = await signup(c);
     const points = new ComponentPricePointsController(c);
@@ -217,7 +202,7 @@ describe('official Maxio SDK: component price points', () => {
     );
     const premiumId = premium.pricePoint.id as number;
 
-    const unknown = await failure(
+    const unknown = await sdkFailure(
       subscriptionComponents.allocateComponent(subscriptionId, componentId, {
         allocation: { quantity: 2, pricePointId: 999999 },
       }),
@@ -259,7 +244,7 @@ describe('official Maxio SDK: component price points', () => {
     expect(afterMove.component?.pricePointId).toBe(premiumId);
 
     await sdk(points.archiveComponentPricePoint(componentId, premiumId));
-    const archivedAllocation = await failure(
+    const archivedAllocation = await sdkFailure(
       subscriptionComponents.allocateComponent(subscriptionId, componentId, {
         allocation: { quantity: 3, pricePointId: premiumId },
       }),
@@ -277,7 +262,7 @@ describe('official Maxio SDK: component price points', () => {
         ],
       },
     });
-    const refused = await failure(
+    const refused = await sdkFailure(
       subscriptionComponents.bulkUpdateSubscriptionComponentsPricePoints(subscriptionId, {
         components: [{ componentId, pricePoint: 'nope' }],
       }),
@@ -297,7 +282,7 @@ describe('official Maxio SDK: component price points', () => {
   });
 
   it('signs up with a component at the price point it names', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const componentId = await catalog(c);
     const premium = await sdk(
       new ComponentPricePointsController(c).createComponentPricePoint(componentId, {

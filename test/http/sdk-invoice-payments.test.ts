@@ -1,17 +1,13 @@
-import { type Client, InvoicePaymentMethodType, InvoicesController } from '@maxio-com/advanced-billing-sdk';
+import { InvoicePaymentMethodType, InvoicesController } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, signupBody, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * Invoice leftovers driven by the official Maxio SDK in `chargify` compat: one external payment
  * spread across several invoices (`POST /invoices/payments.json`, all applications or none), and
  * the preview and refresh of an open invoice's customer information.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 /** A subscription with two open invoices (delayed charges of 3.00 and 4.50). */
 async function twoOpenInvoices(f: HttpFixture) {
@@ -32,7 +28,7 @@ describe('official Maxio SDK 6.1.0: a payment for several invoices', () => {
   it('pays each invoice its share in one payment', async () => {
     const f = fixture();
     const { id, site, uids } = await twoOpenInvoices(f);
-    const invoices = new InvoicesController(client(f));
+    const invoices = new InvoicesController(acmeClient(f));
     const paid = await sdk(
       invoices.recordPaymentForMultipleInvoices({
         payment: {
@@ -97,7 +93,7 @@ describe('official Maxio SDK 6.1.0: a payment for several invoices', () => {
     const f = fixture();
     const { id, site, uids } = await twoOpenInvoices(f);
     const sub = await site.subscriptions.get(id);
-    const invoices = new InvoicesController(client(f));
+    const invoices = new InvoicesController(acmeClient(f));
     const unchanged = await sdk(invoices.previewCustomerInformationChanges(uids[0]!));
     expect(unchanged.changes).toMatchObject({ payer: null, billingAddress: null });
     await site.customers.update(sub.customer.id, { email: 'new@example.com', organization: 'Analytical Engines' });

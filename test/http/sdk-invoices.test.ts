@@ -1,6 +1,5 @@
 import {
   ApiError,
-  type Client,
   CreateInvoiceStatus,
   Direction,
   InvoiceEventType,
@@ -10,8 +9,8 @@ import {
   InvoicesController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { seedCatalog, useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 import { subscribeOverHttp } from './support/subscribe.js';
 
 /**
@@ -20,10 +19,6 @@ import { subscribeOverHttp } from './support/subscribe.js';
  * response schemas, so an invoice, credit note or event shape the SDK cannot read fails here.
  */
 
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
 describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-compat server', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
 
@@ -31,7 +26,7 @@ describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-comp
     const f = fixture();
     await seedCatalog(f.engine);
     const sub = await subscribeOverHttp(f);
-    const invoices = new InvoicesController(client(f));
+    const invoices = new InvoicesController(acmeClient(f));
 
     const listed = await sdk(
       invoices.listInvoices({ subscriptionId: sub.id, page: 1, perPage: 20, direction: Direction.Asc }),
@@ -106,7 +101,7 @@ describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-comp
     const f = fixture();
     await seedCatalog(f.engine);
     const sub = await subscribeOverHttp(f);
-    const invoices = new InvoicesController(client(f));
+    const invoices = new InvoicesController(acmeClient(f));
     const created = await sdk(
       invoices.createInvoice(sub.id, {
         invoice: {
@@ -140,7 +135,7 @@ describe('official Maxio SDK 6.1.0: InvoicesController against the chargify-comp
     const f = fixture();
     await seedCatalog(f.engine);
     const sub = await subscribeOverHttp(f);
-    const invoices = new InvoicesController(client(f));
+    const invoices = new InvoicesController(acmeClient(f));
     const missing = await invoices.readInvoice('inv_doesnotexist').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ApiError);
     expect((missing as ApiError).statusCode).toBe(404);

@@ -8,18 +8,14 @@ import {
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { seedCatalog, useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK driving subscription references (create, update, `findSubscription`),
  * the override, and the payment profiles controller against the server in `chargify` compat.
  * Every response is validated by the SDK's own schemas; one it cannot parse fails here.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 async function failure(call: Promise<unknown>): Promise<{ status: number; body: string }> {
   try {
@@ -51,7 +47,7 @@ describe('official Maxio SDK: subscription references, override and payment prof
   it('signs up with a reference, finds the subscription by it, changes it, and refuses a taken one', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const c = client(f);
+    const c = acmeClient(f);
     const subscriptions = new SubscriptionsController(c);
     const sub = await signup(c, 'a@example.com', 'acct-1');
     expect(sub.reference).toBe('acct-1');
@@ -83,7 +79,7 @@ describe('official Maxio SDK: subscription references, override and payment prof
   it('overrides an import’s dates and answers a bad date in the single-error shape', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const c = client(f);
+    const c = acmeClient(f);
     const subscriptions = new SubscriptionsController(c);
     const sub = await signup(c, 'a@example.com');
     await sdk(
@@ -103,7 +99,7 @@ describe('official Maxio SDK: subscription references, override and payment prof
   it('creates, lists, reads, updates, makes default and deletes payment profiles', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
-    const c = client(f);
+    const c = acmeClient(f);
     const profiles = new PaymentProfilesController(c);
     const sub = await signup(c, 'a@example.com');
     const customerId = sub.customer!.id!;

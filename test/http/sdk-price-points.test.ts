@@ -1,5 +1,4 @@
 import {
-  ApiError,
   type Client,
   IncludeNullOrNotNull,
   IntervalUnit,
@@ -11,27 +10,13 @@ import {
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK driving the product price point endpoints against the server in
  * `chargify` compat; every response is validated by the SDK's own schemas.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
-
-async function failure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof ApiError) return { status: error.statusCode, body: JSON.parse(String(error.body)) };
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
-}
 
 async function basic(c: Client): Promise<number> {
   const family = await sdk(
@@ -57,7 +42,7 @@ describe('official Maxio SDK: product price points', () => {
 
   it('creates, lists, reads, updates, archives, unarchives and promotes price points', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     const productId = await basic(c);
     const points = new ProductPricePointsController(c);
 
@@ -121,7 +106,7 @@ describe('official Maxio SDK: product price points', () => {
     );
     expect(updated.pricePoint.priceInCents).toBe(BigInt(9000));
 
-    const refused = await failure(points.archiveProductPricePoint(productId, defaultId));
+    const refused = await sdkFailure(points.archiveProductPricePoint(productId, defaultId));
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({
       errors: { price_point: ['Price point: the default price point cannot be archived.'] },
@@ -146,7 +131,7 @@ describe('official Maxio SDK: product price points', () => {
     const byType = await sdk(points.listAllProductPricePoints({ filter: { type: [PricePointType.Default] } }));
     expect(byType.pricePoints.map((p) => p.id)).toEqual([annualId]);
 
-    const invalid = await failure(
+    const invalid = await sdkFailure(
       points.createProductPricePoint(String(productId), {
         pricePoint: { name: 'Bad', priceInCents: BigInt(-5), interval: 0, intervalUnit: IntervalUnit.Month },
       }),
@@ -160,7 +145,7 @@ describe('official Maxio SDK: product price points', () => {
 
   it('migrates a subscription onto a price point by handle, and refuses an archived one', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     const productId = await basic(c);
     const points = new ProductPricePointsController(c);
     const saver = await sdk(
@@ -186,7 +171,7 @@ describe('official Maxio SDK: product price points', () => {
     const id = created.subscription?.id as number;
     const migrations = new SubscriptionProductsController(c);
     await sdk(points.archiveProductPricePoint(productId, saver.pricePoint.id as number));
-    const refused = await failure(
+    const refused = await sdkFailure(
       migrations.migrateSubscriptionProduct(id, { migration: { productId, productPricePointHandle: 'saver' } }),
     );
     expect(refused.status).toBe(422);

@@ -12,17 +12,13 @@ import {
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK previewing a signup (`previewSubscription`) and purging a subscription
  * (`purgeSubscription`) against the server in `chargify` compat: every success is parsed by the
  * SDK's own schemas, every refusal is the service's `{"errors":[...]}` 422.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 /** The SDK error of a call that is expected to fail. */
 async function failure(call: Promise<unknown>): Promise<ApiError> {
@@ -75,7 +71,7 @@ describe('official Maxio SDK: signup preview and purge', () => {
 
   it('previews a signup with a component and a coupon, and creates nothing', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     const { seats } = await setup(f, c);
     const subscriptions = new SubscriptionsController(c);
     const preview = await sdk(
@@ -117,7 +113,7 @@ describe('official Maxio SDK: signup preview and purge', () => {
 
   it('purges a subscription with its customer and profile, after refusing a wrong ack', async () => {
     const f = fixture();
-    const c = client(f);
+    const c = acmeClient(f);
     await setup(f, c);
     const subscriptions = new SubscriptionsController(c);
     const created = await sdk(

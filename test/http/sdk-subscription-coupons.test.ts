@@ -9,18 +9,14 @@ import {
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { type HttpFixture, useHttpFixture } from './support/http-fixture.js';
-import { maxioClient, sdk } from './support/maxio-sdk.js';
+import { useHttpFixture } from './support/http-fixture.js';
+import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK adding and removing a live subscription's coupons
  * (`applyCouponsToSubscription`, `removeCouponFromSubscription`) against the server in `chargify`
  * compat: every success is parsed by the SDK's own schemas, every refusal is the SDK's 422 error.
  */
-
-function client(f: HttpFixture): Client {
-  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
-}
 
 /** The SDK error of a call that is expected to fail. */
 async function failure(call: Promise<unknown>): Promise<ApiError> {
@@ -75,7 +71,7 @@ describe('official Maxio SDK: a subscription’s coupons', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
 
   it('applies coupons in the body, replaces them with the query form, and removes them', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const id = await setup(c);
     const subscriptions = new SubscriptionsController(c);
     const added = await sdk(subscriptions.applyCouponsToSubscription(id, undefined, { codes: ['HALF', 'TENTH'] }));
@@ -90,7 +86,7 @@ describe('official Maxio SDK: a subscription’s coupons', () => {
   });
 
   it('refuses an unknown, repeated or missing coupon with a 422 the SDK reads', async () => {
-    const c = client(fixture());
+    const c = acmeClient(fixture());
     const id = await setup(c);
     const subscriptions = new SubscriptionsController(c);
     const unknown = await failure(subscriptions.applyCouponsToSubscription(id, undefined, { codes: ['NOPE'] }));

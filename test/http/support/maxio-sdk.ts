@@ -76,3 +76,19 @@ export async function sdk<T>(call: Promise<{ result: T; statusCode: number }>): 
     throw error;
   }
 }
+
+/** The SDK as site `acme` of a test server, with its key. */
+export function acmeClient(f: { readonly port: number; readonly keys: { readonly acme: string } }): Client {
+  return maxioClient({ port: f.port, site: 'acme', apiKey: f.keys.acme });
+}
+
+/** The status and parsed body of an SDK call that must fail with an error status. */
+export async function sdkFailure(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof ApiError) return { status: error.statusCode, body: JSON.parse(String(error.body)) };
+    throw error;
+  }
+  throw new Error('expected the SDK call to fail');
+}
