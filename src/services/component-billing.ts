@@ -8,7 +8,6 @@ import { prorate } from '../domain/money/index.js';
 import { BillingError, type BillingErrorDetail, ValidationCollector } from '../errors.js';
 import type {
   ComponentKind,
-  ComponentPricePointRecord,
   ComponentRecord,
   SiteRecord,
   StorageTransaction,
@@ -25,6 +24,7 @@ import {
   readQuantity,
 } from './component-inputs.js';
 import { loadComponentVersion } from './component-service.js';
+import { findComponentPricePointRef } from './price-point-service.js';
 
 /**
  * One component of a signup (`components[]` of the subscription create). The component is named by
@@ -139,7 +139,7 @@ export async function planSignupComponents(
     }
     let version = component.currentVersion;
     if (input.pricePoint !== undefined) {
-      const pricePoint = await findPricePoint(tx, site.id, component.id, input.pricePoint);
+      const pricePoint = await findComponentPricePointRef(tx, site.id, component.id, input.pricePoint);
       if (pricePoint === undefined) {
         errors.add(`Price point: '${String(input.pricePoint)}' does not exist.`, `${at}.price_point_id`);
         continue;
@@ -315,21 +315,4 @@ function quantityField(kind: ComponentKind, input: SignupComponentInput): [unkno
     return [input.allocatedQuantity, 'Allocated quantity', 'allocated_quantity'];
   if (input.quantity !== undefined) return [input.quantity, 'Quantity', 'quantity'];
   return [input.unitBalance, 'Unit balance', 'unit_balance'];
-}
-
-/**
- * A price point of the component by id or handle (`handle:` allowed), or undefined when missing or
- * another component's. A string of digits is an id, as clients send ids either way.
- */
-async function findPricePoint(
-  tx: StorageTransaction,
-  siteId: number,
-  componentId: number,
-  ref: number | string,
-): Promise<ComponentPricePointRecord | undefined> {
-  const text = String(ref).trim();
-  const found = /^\d+$/.test(text)
-    ? await tx.pricePoints.findComponentPricePoint(siteId, Number(text))
-    : await tx.pricePoints.findComponentPricePointByHandle(siteId, componentId, text.replace(/^handle:/, ''));
-  return found?.componentId === componentId ? found : undefined;
 }

@@ -39,6 +39,7 @@ import {
   loadComponentVersion,
   resolvePricing,
 } from './component-service.js';
+import { runRead } from './read-runner.js';
 import { loadSite, loadSubscription } from './site-lookup.js';
 
 /**
@@ -229,8 +230,7 @@ export class PricePointService {
     productRef: number | string,
     options: ProductPricePointListInput = {},
   ): Promise<ProductPricePointView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const productId = await productIdOf(tx, site.id, productRef);
       const records = await tx.pricePoints.listProductPricePoints(site.id, {
         productId,
@@ -245,16 +245,11 @@ export class PricePointService {
     subdomain: string,
     options: AllProductPricePointsInput = {},
   ): Promise<ProductPricePointView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      let records = await tx.pricePoints.listProductPricePoints(site.id, {
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const records = await tx.pricePoints.listProductPricePoints(site.id, {
         onlyArchived: options.archivedAt === 'not_null',
       });
-      if (options.ids !== undefined) {
-        const ids = new Set(options.ids);
-        records = records.filter((r) => ids.has(r.id));
-      }
-      return viewsOf(tx, filterTypes(records, options.types));
+      return viewsOf(tx, filterTypes(withIds(records, options.ids), options.types));
     });
   }
 
@@ -264,8 +259,7 @@ export class PricePointService {
     productRef: number | string,
     pricePointRef: PricePointRef,
   ): Promise<ProductPricePointView> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const productId = await productIdOf(tx, site.id, productRef);
       const pricePoint = await loadPricePoint(tx, site.id, productId, pricePointRef);
       return (await viewsOf(tx, [pricePoint]))[0]!;
@@ -383,8 +377,7 @@ export class PricePointService {
     componentRef: number | string,
     options: ComponentPricePointListInput = {},
   ): Promise<ComponentPricePointView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const { component } = await loadComponent(tx, site.id, componentRef);
       const records = await tx.pricePoints.listComponentPricePoints(site.id, {
         componentId: component.id,
@@ -399,16 +392,11 @@ export class PricePointService {
     subdomain: string,
     options: AllComponentPricePointsInput = {},
   ): Promise<ComponentPricePointView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
-      let records = await tx.pricePoints.listComponentPricePoints(site.id, {
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const records = await tx.pricePoints.listComponentPricePoints(site.id, {
         onlyArchived: options.archivedAt === 'not_null',
       });
-      if (options.ids !== undefined) {
-        const ids = new Set(options.ids);
-        records = records.filter((r) => ids.has(r.id));
-      }
-      return componentViewsOf(tx, filterTypes(records, options.types));
+      return componentViewsOf(tx, filterTypes(withIds(records, options.ids), options.types));
     });
   }
 
@@ -418,8 +406,7 @@ export class PricePointService {
     componentRef: number | string,
     pricePointRef: PricePointRef,
   ): Promise<ComponentPricePointView> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const { component } = await loadComponent(tx, site.id, componentRef);
       const pricePoint = await loadComponentPricePoint(tx, site.id, component.id, pricePointRef);
       return (await componentViewsOf(tx, [pricePoint]))[0]!;
@@ -585,8 +572,7 @@ export class PricePointService {
     subdomain: string,
     subscriptionId: number,
   ): Promise<SubscriptionComponentPricePoint[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       await loadSubscription(tx, site.id, subscriptionId);
       const rows = await tx.subscriptionComponents.listForSubscription(site.id, subscriptionId);
       const out: SubscriptionComponentPricePoint[] = [];
@@ -607,8 +593,7 @@ export class PricePointService {
    * pricing: what component reads need for their default price point and price point count.
    */
   async listComponentPricePointRecords(subdomain: string, componentId?: number): Promise<ComponentPricePointRecord[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       return tx.pricePoints.listComponentPricePoints(site.id, componentId === undefined ? {} : { componentId });
     });
   }
@@ -815,6 +800,13 @@ async function componentViewsOf(
     views.push({ pricePoint, version });
   }
   return views;
+}
+
+/** The records whose id is among `ids`; all of them when no ids are given. */
+function withIds<R extends { readonly id: number }>(records: readonly R[], ids: readonly number[] | undefined): R[] {
+  if (ids === undefined) return [...records];
+  const wanted = new Set(ids);
+  return records.filter((r) => wanted.has(r.id));
 }
 
 /**
