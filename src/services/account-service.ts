@@ -13,6 +13,7 @@ import { type CommandContext, runCommand } from './command-runner.js';
 import { optionalMemo, positiveInteger } from './input-fields.js';
 import { settleIfPaid } from './lifecycle-service.js';
 import { post } from './posting.js';
+import { runRead } from './read-runner.js';
 import { loadSite } from './site-lookup.js';
 import { line, loadSubscription, type SubscriptionDeps } from './subscription-service.js';
 import { claimUniquenessToken } from './uniqueness.js';
@@ -203,8 +204,7 @@ export class AccountService {
 
   /** The subscription's open invoices, service-credit and prepayment balances. */
   balances(subdomain: string, subscriptionId: number): Promise<AccountBalancesView> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       await loadSubscription(tx, site.id, subscriptionId);
       const state = replayAccounts(
         await tx.ledger.listForSubscription(site.id, subscriptionId),
@@ -282,8 +282,7 @@ export class AccountService {
     subscriptionId: number,
     input: PrepaymentListInput = {},
   ): Promise<PrepaymentView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       await loadSubscription(tx, site.id, subscriptionId);
       const errors = new ValidationCollector();
       const page = positiveInteger(input.page, 1, 'Page', errors);

@@ -17,6 +17,7 @@ import type {
 } from '../ports/storage.js';
 import { loadFamily } from './catalog-service.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
+import { runRead } from './read-runner.js';
 import { loadSite } from './site-lookup.js';
 
 /** A component kind as callers may spell it: the service's `*_component` names or the short ones. */
@@ -174,15 +175,12 @@ export class ComponentService {
 
   /** A component with its current pricing, by id or handle; `not_found` when missing. */
   async get(subdomain: string, idOrHandle: number | string): Promise<ComponentView> {
-    return this.#deps.storage.transaction(async (tx) =>
-      loadComponent(tx, (await loadSite(tx, subdomain)).id, idOrHandle),
-    );
+    return runRead(this.#deps, subdomain, ({ tx, site }) => loadComponent(tx, site.id, idOrHandle));
   }
 
   /** The site's components with their current pricing, by id; archived ones only when asked for. */
   async list(subdomain: string, options: ListComponentsOptions = {}): Promise<ComponentView[]> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const familyId =
         options.familyId === undefined ? undefined : (await loadFamily(tx, site.id, options.familyId)).id;
       const views: ComponentView[] = [];
@@ -204,8 +202,7 @@ export class ComponentService {
     quantity: number,
     options: { version?: number } = {},
   ): Promise<ComponentPriceQuote> {
-    return this.#deps.storage.transaction(async (tx) => {
-      const site = await loadSite(tx, subdomain);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const current = await loadComponent(tx, site.id, idOrHandle);
       const view =
         options.version === undefined
