@@ -17,6 +17,17 @@ function removed(result: { numDeletedRows: bigint }): number {
  * number of statements and no statement outgrows a driver's parameter limit. Children go before
  * their parents: the references between tenant tables do not cascade.
  */
+/** Tables whose rows belong to one subscription through their `subscription_id`. */
+type SubscriptionOwnedTable =
+  | 'credit_notes'
+  | 'invoices'
+  | 'account_entries'
+  | 'usages'
+  | 'allocations'
+  | 'subscription_components'
+  | 'notes'
+  | 'ledger_transactions';
+
 export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
   const { db } = ctx;
   return {
@@ -121,6 +132,16 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
         .where('site_id', '=', siteId)
         .where('event_id', 'in', eventIds);
 
+      /** Deletes the subscription's rows of a table that names it in `subscription_id`; how many. */
+      const deleteOwnRows = async (table: SubscriptionOwnedTable) =>
+        removed(
+          await db
+            .deleteFrom(table)
+            .where('site_id', '=', siteId)
+            .where('subscription_id', '=', subscriptionId)
+            .executeTakeFirst(),
+        );
+
       // Due work and webhooks first: they are found through the events and attempts below.
       const dueWork = removed(
         await db
@@ -156,55 +177,13 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
           .where('invoice_uid', 'in', invoiceUids)
           .executeTakeFirst(),
       );
-      const creditNotes = removed(
-        await db
-          .deleteFrom('credit_notes')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const invoices = removed(
-        await db
-          .deleteFrom('invoices')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const accountEntries = removed(
-        await db
-          .deleteFrom('account_entries')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const usages = removed(
-        await db
-          .deleteFrom('usages')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const allocations = removed(
-        await db
-          .deleteFrom('allocations')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const subscriptionComponents = removed(
-        await db
-          .deleteFrom('subscription_components')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
-      const notes = removed(
-        await db
-          .deleteFrom('notes')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
+      const creditNotes = await deleteOwnRows('credit_notes');
+      const invoices = await deleteOwnRows('invoices');
+      const accountEntries = await deleteOwnRows('account_entries');
+      const usages = await deleteOwnRows('usages');
+      const allocations = await deleteOwnRows('allocations');
+      const subscriptionComponents = await deleteOwnRows('subscription_components');
+      const notes = await deleteOwnRows('notes');
       const metadata = removed(
         await db
           .deleteFrom('metadata')
@@ -227,13 +206,7 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
           .where('id', 'in', attemptIds)
           .executeTakeFirst(),
       );
-      const ledgerLines = removed(
-        await db
-          .deleteFrom('ledger_transactions')
-          .where('site_id', '=', siteId)
-          .where('subscription_id', '=', subscriptionId)
-          .executeTakeFirst(),
-      );
+      const ledgerLines = await deleteOwnRows('ledger_transactions');
       const subscriptions = removed(
         await db
           .deleteFrom('subscriptions')
