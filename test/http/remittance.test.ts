@@ -1,6 +1,6 @@
 import { ApiError, CollectionMethod, SubscriptionsController } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
-import { seedCatalog, useHttpFixture } from './support/http-fixture.js';
+import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
 import { acmeClient, sdk } from './support/maxio-sdk.js';
 
 /**
@@ -21,22 +21,24 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; body: 
 
 const CUSTOMER = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
 
+/** Site `acme`'s catalog, and a signup through the SDK with the given collection method and no card. */
+async function remittanceSignup(f: HttpFixture, method: CollectionMethod) {
+  await seedCatalog(f.engine);
+  const subscriptions = new SubscriptionsController(acmeClient(f));
+  const created = await sdk(
+    subscriptions.createSubscription({
+      subscription: { productHandle: 'pro', customerAttributes: CUSTOMER, paymentCollectionMethod: method },
+    }),
+  );
+  return { subscriptions, created };
+}
+
 describe('official Maxio SDK 6.1.0: payment collection method', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
 
   it('signs up for remittance without a card, renews without charging, and shows the method', async () => {
     const f = fixture();
-    await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(acmeClient(f));
-    const created = await sdk(
-      subscriptions.createSubscription({
-        subscription: {
-          productHandle: 'pro',
-          customerAttributes: CUSTOMER,
-          paymentCollectionMethod: CollectionMethod.Remittance,
-        },
-      }),
-    );
+    const { subscriptions, created } = await remittanceSignup(f, CollectionMethod.Remittance);
     const id = created.subscription!.id!;
     expect(created.subscription).toMatchObject({ state: 'active', paymentCollectionMethod: 'remittance' });
     expect(f.gateway.chargeCalls).toBe(0);
@@ -52,33 +54,13 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
 
   it('reads the older name invoice as remittance', async () => {
     const f = fixture();
-    await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(acmeClient(f));
-    const created = await sdk(
-      subscriptions.createSubscription({
-        subscription: {
-          productHandle: 'pro',
-          customerAttributes: CUSTOMER,
-          paymentCollectionMethod: CollectionMethod.Invoice,
-        },
-      }),
-    );
+    const { created } = await remittanceSignup(f, CollectionMethod.Invoice);
     expect(created.subscription?.paymentCollectionMethod).toBe('remittance');
   });
 
   it('switches the method by update; automatic needs a card, a bad method is a 422, neither changes anything', async () => {
     const f = fixture();
-    await seedCatalog(f.engine);
-    const subscriptions = new SubscriptionsController(acmeClient(f));
-    const created = await sdk(
-      subscriptions.createSubscription({
-        subscription: {
-          productHandle: 'pro',
-          customerAttributes: CUSTOMER,
-          paymentCollectionMethod: CollectionMethod.Remittance,
-        },
-      }),
-    );
+    const { subscriptions, created } = await remittanceSignup(f, CollectionMethod.Remittance);
     const id = created.subscription!.id!;
 
     const noCard = await refusal(
