@@ -391,12 +391,12 @@ program
       const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'serve' } });
       const { storage, describe } = await openStorage(config.database);
       const metrics = createOpsMetrics({ processMetrics: true });
-      const engine = cliEngine(storage, metrics, config.allowLocalWebhooks);
+      // Portal links (and links in mail) are signed for the configured public origin, never for a request's Host.
+      const baseDomain = config.publicBaseDomain === '' ? `http://localhost:${config.port}` : config.publicBaseDomain;
+      const engine = cliEngine(storage, metrics, config.allowLocalWebhooks, { logger, baseDomain });
       await engine.migrate();
       const compat = config.compat;
       const demo = (await engine.sites.list()).length === 0 ? await createDemoSite(engine) : undefined;
-      // Portal links are signed for the configured public origin, never for a request's Host.
-      const baseDomain = config.publicBaseDomain === '' ? `http://localhost:${config.port}` : config.publicBaseDomain;
       let draining = false;
       const app = createHttpApp({
         engine,
@@ -567,6 +567,7 @@ program
         'workIntervalMs',
         'workBatchSize',
         'allowLocalWebhooks',
+        'publicBaseDomain',
         'logLevel',
         'logFormat',
         'metricsToken',
@@ -583,7 +584,10 @@ program
     const logger = createLogger({ level: config.logLevel, format: config.logFormat, base: { command: 'worker' } });
     const { storage, describe } = await openStorage(config.database);
     const metrics = createOpsMetrics({ processMetrics: true });
-    const engine = cliEngine(storage, metrics, config.allowLocalWebhooks);
+    // Mail the worker delivers links to the public origin (BILLING_PUBLIC_BASE_DOMAIN), else to
+    // the server's default address.
+    const baseDomain = config.publicBaseDomain === '' ? 'http://localhost:3000' : config.publicBaseDomain;
+    const engine = cliEngine(storage, metrics, config.allowLocalWebhooks, { logger, baseDomain });
     await engine.migrate();
     let draining = false;
     let opsServer: Server | undefined;

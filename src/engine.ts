@@ -4,11 +4,14 @@ import type { BillingEventMap, EventKey } from './events.js';
 import { withDocumentEvents, withPaymentInvoices } from './invoices/document-events.js';
 import { bindInvoices, InvoiceService } from './invoices/invoice-service.js';
 import type { InvoicesApi } from './invoices/model.js';
+import { PROFORMA_METHODS, ProformaInvoiceService } from './invoices/proforma-service.js';
 import { refusingLiveSitePayments } from './live-site-guard.js';
 import type { Clock } from './ports/clock.js';
 import type { PaymentGateway } from './ports/gateway.js';
+import type { MailOptions } from './ports/mailer.js';
 import type { SiteRecord, Storage } from './ports/storage.js';
 import { ACCOUNT_METHODS, AccountService } from './services/account-service.js';
+import { ADVANCE_INVOICE_METHODS, AdvanceInvoiceService } from './services/advance-invoice-service.js';
 import { AllocationService, isAllocationReconciliation } from './services/allocation-service.js';
 import { CATALOG_METHODS, CatalogService } from './services/catalog-service.js';
 import { COMPONENT_METHODS, ComponentService } from './services/component-service.js';
@@ -19,10 +22,13 @@ import { EventService } from './services/event-service.js';
 import { EXPORT_METHODS, ExportService } from './services/export-service.js';
 import { LEDGER_METHODS, LedgerService } from './services/ledger-service.js';
 import { LIFECYCLE_METHODS, LifecycleService } from './services/lifecycle-service.js';
+import { type DeliverMailOptions, type MailDeliverySummary, MailService } from './services/mail-service.js';
 import { METAFIELD_METHODS, MetafieldService } from './services/metafield-service.js';
 import { MIGRATION_METHODS, MigrationService } from './services/migration-service.js';
 import { NoteService } from './services/note-service.js';
 import { PAYMENT_PROFILE_METHODS, PaymentProfileService } from './services/payment-profile-service.js';
+import { PORTAL_ACCESS_METHODS, PortalAccessService } from './services/portal-access-service.js';
+import { isPrepaidReplenishment, PREPAID_METHODS, PrepaidService } from './services/prepaid-service.js';
 import { type PreviewResult, previewCommand } from './services/preview.js';
 import { PRICE_POINT_METHODS, PricePointService } from './services/price-point-service.js';
 import { REASON_CODE_METHODS, ReasonCodeService } from './services/reason-code-service.js';
@@ -58,6 +64,12 @@ export interface BillingEngineOptions {
    * never for live sites), output spellings, timeouts and the retry schedule.
    */
   readonly webhooks?: WebhookServiceOptions;
+  /**
+   * Email: the mailer and the public origin of each site's pages (for links in messages). Without
+   * it, commands that would send mail (sending an invoice, a card-update request, a portal
+   * invitation) are refused with a 422 ("This site has no mailer configured.") and change nothing.
+   */
+  readonly mail?: MailOptions;
 }
 
 /**
@@ -115,6 +127,8 @@ export interface SiteHandle {
   readonly reasonCodes: Bound<ReasonCodeService, (typeof REASON_CODE_METHODS)[number]>;
   /** Prepayments, service credits and account balances of subscriptions. */
   readonly accounts: Bound<AccountService, (typeof ACCOUNT_METHODS)[number]>;
+  /** Prepaid subscriptions' configurations (their balances are the prepayment account's). */
+  readonly prepaid: Bound<PrepaidService, (typeof PREPAID_METHODS)[number]>;
   /** Asynchronous CSV exports. */
   readonly exports: Bound<ExportService, (typeof EXPORT_METHODS)[number]>;
   /** Site statistics, MRR and site-wide lists of subscription data. */
@@ -137,8 +151,16 @@ export interface SiteHandle {
   readonly webhooks: Bound<WebhookService, (typeof WEBHOOK_METHODS)[number]>;
   /** Invoices, credit notes and statements built from the ledger. */
   readonly invoices: InvoicesApi;
+  /** Advance invoices: a subscription's next period invoiced before its renewal (issue, read, void). */
+  readonly advanceInvoices: Bound<AdvanceInvoiceService, (typeof ADVANCE_INVOICE_METHODS)[number]>;
+  /** Proforma invoices: a subscription's next renewal or a signup's bill, shown without billing it. */
+  readonly proformaInvoices: Bound<ProformaInvoiceService, (typeof PROFORMA_METHODS)[number]>;
   /** Polling the site's events (the outbox): lists, a subscription's events and counts. */
   readonly events: Bound<EventService, (typeof EVENTS)[number]>;
+  /** Email queued for delivery by `runDue`: an invoice, a card-update request (needs the `mail` option). */
+  readonly mail: Bound<MailService, 'sendInvoice' | 'requestPaymentUpdate'>;
+  /** Customers' billing-portal access: enable (with an invitation), resend, revoke. */
+  readonly portalAccess: Bound<PortalAccessService, (typeof PORTAL_ACCESS_METHODS)[number]>;
 }
 
 /** The billing engine: sites, their site-scoped handles, due work and in-process events. */
@@ -172,6 +194,11 @@ export interface BillingEngine {
    * delivery claimed so that concurrent workers never send one twice at once.
    */
   deliverWebhooks(options?: DeliverDueOptions): Promise<DeliverySummary>;
+  /**
+   * Sends the mail that is due (first attempts and retries) through the `mail` option's mailer;
+   * `runDue` does it too, after the rest of the due work. Nothing without a mailer.
+   */
+  deliverMail(options?: DeliverMailOptions): Promise<MailDeliverySummary>;
   /** Listens to committed events of one key, or `*` for all. Returns a function that stops listening. */
   on<K extends EventKey>(key: K | '*', listener: (event: BillingEventMap[K]) => void): () => void;
   /** Creates or upgrades the storage schema. */
@@ -230,29 +257,42 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const subscriptions = new SubscriptionService(deps);
   const ledger = new LedgerService(deps);
   const invoices = new InvoiceService(deps, ledger);
+  const advanceInvoices = new AdvanceInvoiceService(deps);
   const notes = new NoteService(deps);
   const paymentProfiles = new PaymentProfileService(deps);
   const pricePoints = new PricePointService(deps);
   const reasonCodes = new ReasonCodeService(deps);
   const accounts = new AccountService(deps);
+  const prepaid = new PrepaidService(deps);
   const exportService = new ExportService(deps);
   const reports = new ReportService(deps);
   // Signup previews charge nothing (a simulated gateway), so they run on the storage without the
   // live-site payment guard: a live site can be priced by an engine that has no gateway.
   const subscriptionAdmin = new SubscriptionAdminService(deps, { previewStorage: storage });
+  // Signup proformas run the signup the same way (rolled back, simulated gateway).
+  const proformaInvoices = new ProformaInvoiceService(deps, { previewStorage: storage });
   const events = new EventService(deps);
   const referrals = new ReferralService(deps);
   const allocations = new AllocationService(deps);
-  // Allocation payments carry their own reconciliation plan; every other one is the ledger's.
+  // Allocation payments and prepaid replenishments carry their own plans; every other one is the ledger's.
   const renewals = new RenewalService(deps, {
     reconcile: (work) =>
-      isAllocationReconciliation(work.payload) ? allocations.reconcile(work) : ledger.reconcile(work),
+      isPrepaidReplenishment(work.payload)
+        ? prepaid.replenish(work)
+        : isAllocationReconciliation(work.payload)
+          ? allocations.reconcile(work)
+          : ledger.reconcile(work),
   });
   const lifecycle = new LifecycleService(deps, renewals);
   const migrations = new MigrationService(deps);
   const subscriptionCoupons = new SubscriptionCouponService(deps);
   const direct = new DirectPostService(deps, subscriptions);
   webhooks = new WebhookService(deps, options.webhooks);
+  const mail = new MailService(deps, options.mail, async (subdomain, uid) => ({
+    pdf: (await invoices.render(subdomain, uid, 'pdf')) as Uint8Array,
+    html: (await invoices.render(subdomain, uid, 'html')) as string,
+  }));
+  const portalAccess = new PortalAccessService(deps, mail);
   const webhookService = webhooks;
 
   // Handles hold nothing but bound methods (every call reads the site afresh), so one per
@@ -285,6 +325,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       pricePoints: bind(pricePoints, subdomain, PRICE_POINT_METHODS),
       reasonCodes: bind(reasonCodes, subdomain, REASON_CODE_METHODS),
       accounts: bind(accounts, subdomain, ACCOUNT_METHODS),
+      prepaid: bind(prepaid, subdomain, PREPAID_METHODS),
       exports: bind(exportService, subdomain, EXPORT_METHODS),
       reports: bind(reports, subdomain, REPORT_METHODS),
       subscriptions: {
@@ -301,7 +342,11 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       referrals: bind(referrals, subdomain, ['validate']),
       webhooks: bind(webhookService, subdomain, WEBHOOK_METHODS),
       invoices: bindInvoices(invoices, subdomain),
+      advanceInvoices: bind(advanceInvoices, subdomain, ADVANCE_INVOICE_METHODS),
+      proformaInvoices: bind(proformaInvoices, subdomain, PROFORMA_METHODS),
       events: bind(events, subdomain, EVENTS),
+      mail: bind(mail, subdomain, ['sendInvoice', 'requestPaymentUpdate']),
+      portalAccess: bind(portalAccess, subdomain, PORTAL_ACCESS_METHODS),
     };
   };
 
@@ -316,8 +361,20 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       const site = await sites.authenticate(subdomain, apiKey);
       return handle(site.subdomain);
     },
-    runDue: (runOptions) => renewals.runDue(runOptions),
-    countDue: (countOptions) => renewals.countDue(countOptions),
+    // Mail goes after the rest of the due work, in the same call (not for one subject's work).
+    runDue: async (runOptions) => {
+      const summary = await renewals.runDue(runOptions);
+      const left = runOptions?.limit === undefined ? undefined : runOptions.limit - summary.processed;
+      if (runOptions?.subjectId !== undefined || (left !== undefined && left <= 0)) return summary;
+      const { processed } = await mail.deliverDue({
+        ...(runOptions?.until === undefined ? {} : { until: runOptions.until }),
+        ...(left === undefined ? {} : { limit: left }),
+        ...(runOptions?.siteId === undefined ? {} : { siteId: runOptions.siteId }),
+      });
+      return processed === 0 ? summary : { ...summary, processed: summary.processed + processed };
+    },
+    countDue: async (countOptions) => (await renewals.countDue(countOptions)) + (await mail.countDue(countOptions)),
+    deliverMail: (mailOptions) => mail.deliverDue(mailOptions),
     deliverWebhooks: (deliverOptions) => webhookService.deliverDue(deliverOptions),
     preview: (subdomain, command) =>
       previewCommand(

@@ -33,6 +33,7 @@ export { LIVE_SITE_NEEDS_GATEWAY_MESSAGE, refusingLiveSitePayments } from './liv
 export * from './portal-link.js';
 export type { Clock } from './ports/clock.js';
 export type * from './ports/gateway.js';
+export type * from './ports/mailer.js';
 export type * from './ports/storage.js';
 export { SUBSCRIPTION_WORK_KINDS } from './ports/storage.js';
 export type {
@@ -88,6 +89,14 @@ export type {
   TransactionListInput,
 } from './services/ledger-service.js';
 export type { CancelInput, CancellationMethod, HoldInput, ReactivateInput } from './services/lifecycle-service.js';
+export {
+  type DeliverMailOptions,
+  isMailAddress,
+  type MailDeliverySummary,
+  NO_MAILER_MESSAGE,
+  type QueuedMail,
+  type SendInvoiceInput,
+} from './services/mail-service.js';
 export type {
   MetadataInput,
   MetafieldInput,
@@ -97,6 +106,11 @@ export type {
 } from './services/metafield-service.js';
 export type { MigrationInput, MigrationPreview, ProductChangeInput } from './services/migration-service.js';
 export type { NoteInput, NoteUpdateInput } from './services/note-service.js';
+export {
+  type CustomerPortalAccess,
+  type EnablePortalOptions,
+  PORTAL_NOT_ENABLED_MESSAGE,
+} from './services/portal-access-service.js';
 export type { PreviewResult } from './services/preview.js';
 export { generateReferralCode, type ReferralRecord } from './services/referral-service.js';
 export type { RunDueOptions, RunDueSummary } from './services/renewal-service.js';

@@ -32,6 +32,8 @@ import { AccountTables } from './extra-tables/accounts.js';
 import { PricePointTables } from './extra-tables/price-points.js';
 import { SiteExtraTables } from './extra-tables/site-extras.js';
 import { type Journal, MemoryTable } from './memory-table.js';
+import { PortalAccessTables } from './repositories/portal-access.js';
+import { ProformaTables } from './repositories/proforma-invoices.js';
 
 /** An idempotency claim row; the id is synthetic so it fits {@link MemoryTable}. */
 export interface IdempotencyRow {
@@ -150,6 +152,8 @@ export class MemoryState {
   readonly pricePointTables = new PricePointTables();
   readonly siteExtraTables = new SiteExtraTables();
   readonly accountTables = new AccountTables();
+  readonly portalAccessTables = new PortalAccessTables();
+  readonly proformaTables = new ProformaTables();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -199,6 +203,8 @@ export class MemoryState {
       ...this.pricePointTables.customerOwned(),
       ...this.siteExtraTables.customerOwned(),
       ...this.accountTables.customerOwned(),
+      ...this.portalAccessTables.customerOwned(),
+      ...this.proformaTables.customerOwned(),
     ];
   }
 }

@@ -16,7 +16,9 @@ import { memoryMetafields } from './repositories/metafields.js';
 import { memoryNotes } from './repositories/notes.js';
 import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
+import { memoryPortalAccess } from './repositories/portal-access.js';
 import { memoryPricePoints } from './repositories/price-points.js';
+import { memoryProformaInvoices } from './repositories/proforma-invoices.js';
 import { memoryPurge } from './repositories/purge.js';
 import { memoryReports } from './repositories/reports.js';
 import { memorySiteData } from './repositories/site-data.js';
@@ -123,8 +125,14 @@ class MemoryTransaction implements StorageTransaction {
   get exports() {
     return this.repository('exports', memoryExports);
   }
+  get proformaInvoices() {
+    return this.repository('proformaInvoices', memoryProformaInvoices);
+  }
   get reports() {
     return this.repository('reports', memoryReports);
+  }
+  get portalAccess() {
+    return this.repository('portalAccess', memoryPortalAccess);
   }
   get purge() {
     return this.repository('purge', memoryPurge);

@@ -1,6 +1,6 @@
 /** Tables of product and component price points (see `schema.ts`). */
 import type { ColumnType } from 'kysely';
-import type { IdColumn, InstantColumn, Int8Column, NullableInstantColumn } from './schema.js';
+import type { IdColumn, InstantColumn, Int8Column, Int8Value, NullableInstantColumn } from './schema.js';
 
 /** `product_price_points`: identity of a price point; its terms are `product_versions` rows. */
 export interface ProductPricePointsTable {
@@ -16,6 +16,8 @@ export interface ProductPricePointsTable {
   archived_at: NullableInstantColumn;
   created_at: InstantColumn;
   updated_at: InstantColumn;
+  /** The subscription a `custom` price point belongs to (migration 20); null for the others. */
+  subscription_id: ColumnType<Int8Value | null, number | null | undefined, number | null>;
 }
 
 /** `component_price_points`: identity of a component price point; its pricing is `component_versions` rows. */

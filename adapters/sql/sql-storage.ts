@@ -30,7 +30,9 @@ import { createMetafieldsRepository } from './repositories/metafields.js';
 import { createNotesRepository } from './repositories/notes.js';
 import { createOutboxRepository } from './repositories/outbox.js';
 import { createPaymentAttemptsRepository } from './repositories/payments.js';
+import { createPortalAccessRepository } from './repositories/portal-access.js';
 import { createPricePointsRepository } from './repositories/price-points.js';
+import { createProformaInvoicesRepository } from './repositories/proforma-invoices.js';
 import { createPurgeRepository } from './repositories/purge.js';
 import { TransactionCaches } from './repositories/read-cache.js';
 import { createReportsRepository } from './repositories/reports.js';
@@ -69,8 +71,10 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   couponSubcodes: createCouponSubcodesRepository,
   accounts: createAccountsRepository,
   exports: createExportsRepository,
+  proformaInvoices: createProformaInvoicesRepository,
   reports: createReportsRepository,
   purge: createPurgeRepository,
+  portalAccess: createPortalAccessRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

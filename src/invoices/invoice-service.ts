@@ -203,6 +203,15 @@ export class InvoiceService {
       const subscription = await loadSubscription(ctx.tx, site.id, invoice.subscriptionId);
       if (subscription.state === 'cancelled' || subscription.state === 'expired')
         throw invalid('Invoice: the subscription is closed; its invoices cannot be reopened.');
+      // A voided advance invoice (issued before its period began): the renewal bills that period
+      // in full unless an advance invoice is recorded for it, so reopening one would bill it twice.
+      const advance =
+        invoice.periodIndex !== null &&
+        (invoice.periodIndex > subscription.periodIndex ||
+          (invoice.periodIndex === subscription.periodIndex &&
+            invoice.createdAt.getTime() < subscription.currentPeriodStartedAt.getTime()));
+      if (advance)
+        throw invalid('Invoice: a voided advance invoice cannot be reopened; issue a new advance invoice instead.');
       const memo = `Reopen of invoice ${invoice.number}`;
       await post(ctx.tx, reversal(invoice, subscription, 'invoice_reopen', 1, memo, ctx.now), {
         invoice: false,

@@ -23,6 +23,7 @@ import type {
   SubscriptionRecord,
   TransactionRecord,
 } from '../ports/storage.js';
+import { isPrepaid } from '../services/prepaid-configuration.js';
 import { recordDocumentEvent } from './document-events.js';
 import type {
   CreditNoteRecord,
@@ -511,10 +512,12 @@ async function customerSnapshot(
 }
 
 /**
- * How an invoice of the subscription is collected: remittance when the subscription is collected by
- * remittance (the engine never charges it) or has no card to charge; automatic otherwise.
+ * How an invoice of the subscription is collected: prepaid when the subscription is (its charges are
+ * paid from its prepayment balance); remittance when it is collected by remittance (the engine never
+ * charges it) or has no card to charge; automatic otherwise.
  */
-function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' {
+function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' | 'prepaid' {
+  if (isPrepaid(subscription)) return 'prepaid';
   return subscription.paymentCollectionMethod === 'remittance' || subscription.paymentProfileId === null
     ? 'remittance'
     : 'automatic';

@@ -59,7 +59,7 @@ export interface AccountsRepository {
 }
 
 /** The kinds of data export. */
-export type ExportKind = 'subscriptions' | 'invoices';
+export type ExportKind = 'subscriptions' | 'invoices' | 'proforma_invoices';
 
 /**
  * An export job and, once finished, its rows: each row is one record as the API serializes it,

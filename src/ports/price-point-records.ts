@@ -5,7 +5,8 @@ import type { ProductRecord, ProductTerms, ProductVersionRecord } from './catalo
 
 /**
  * What a price point is to its product: the one `default` new signups get, a `catalog` alternative
- * a signup or migration can name, or a `custom` one made for one subscription (not modelled yet).
+ * a signup or migration can name, or a `custom` one made for one subscription (a signup's or a
+ * migration's `custom_price`), which no other subscription can be signed up or migrated on.
  */
 export type PricePointType = 'default' | 'catalog' | 'custom';
 
@@ -28,6 +29,11 @@ export interface ProductPricePointRecord {
   readonly archivedAt: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * The subscription a `custom` price point was made for (absent or null for the others, and for a
+   * custom one in the moment between its insert and its subscription's).
+   */
+  readonly subscriptionId?: number | null;
 }
 
 /** Options of {@link PricePointsRepository.listProductPricePoints}. */
@@ -83,9 +89,26 @@ export interface PricePointsRepository {
    * the product's highest, and not made current). A handle taken on the product gives `conflict`.
    */
   insertProductPricePoint(
+    pricePoint: Omit<ProductPricePointRecord, 'id' | 'version' | 'type' | 'subscriptionId'>,
+    terms: ProductTerms,
+  ): Promise<{ pricePoint: ProductPricePointRecord; version: ProductVersionRecord }>;
+  /**
+   * Inserts a `custom` price point (one subscription's `custom_price`) with its terms as a new
+   * product version, as {@link insertProductPricePoint} does a `catalog` one; `subscriptionId` may
+   * be null when the subscription is written after it (a signup), and set with
+   * {@link setProductPricePointSubscription}. A handle taken on the product gives `conflict`.
+   */
+  insertCustomProductPricePoint(
     pricePoint: Omit<ProductPricePointRecord, 'id' | 'version' | 'type'>,
     terms: ProductTerms,
   ): Promise<{ pricePoint: ProductPricePointRecord; version: ProductVersionRecord }>;
+  /** Sets the subscription a price point belongs to; undefined when missing. */
+  setProductPricePointSubscription(
+    siteId: number,
+    id: number,
+    subscriptionId: number,
+    now: Date,
+  ): Promise<ProductPricePointRecord | undefined>;
   /**
    * Changes a price point's name or handle and, when `terms` is given, adds a product version with
    * them and points the price point at it (and the product, when it is the default). Undefined when

@@ -33,7 +33,9 @@ export type * from './billing-records.js';
 import type { AccountsRepository, ExportsRepository } from './account-records.js';
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
 import type { InvoicesRepository } from './invoice-records.js';
+import type { PortalAccessRepository } from './portal-access-records.js';
 import type { PricePointsRepository } from './price-point-records.js';
+import type { ProformaInvoicesRepository } from './proforma-records.js';
 import type { PurgeRepository } from './purge-records.js';
 import type { ReportsRepository } from './report-records.js';
 import type { CouponSubcodesRepository, ReasonCodesRepository } from './site-extra-records.js';
@@ -42,7 +44,9 @@ export type * from './account-records.js';
 export type * from './catalog-extras.js';
 export type * from './delivery-records.js';
 export type * from './invoice-records.js';
+export type * from './portal-access-records.js';
 export type * from './price-point-records.js';
+export type * from './proforma-records.js';
 export type * from './purge-records.js';
 export type * from './report-records.js';
 export type * from './site-extra-records.js';
@@ -238,8 +242,11 @@ export interface StorageTransaction {
   readonly couponSubcodes: CouponSubcodesRepository;
   readonly accounts: AccountsRepository;
   readonly exports: ExportsRepository;
+  readonly proformaInvoices: ProformaInvoicesRepository;
   readonly reports: ReportsRepository;
   readonly purge: PurgeRepository;
+  /** Customers' billing-portal access (enabled, invited, revoked). */
+  readonly portalAccess: PortalAccessRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -12,7 +12,11 @@ export type DueWorkKind =
   | 'notice'
   | 'webhook_delivery'
   | 'reconcile_payment'
-  | 'expiring_card_scan';
+  | 'expiring_card_scan'
+  /** An email to build and hand to the mailer (its subject is an invoice, subscription or customer). */
+  | 'mail_delivery'
+  /** The start of a delayed signup (`initial_billing_at`): its first charge, then active or trialing. */
+  | 'delayed_signup';
 
 /**
  * The kinds of due work whose subject is a subscription. A claim never hands out a row of these
@@ -30,6 +34,7 @@ export const SUBSCRIPTION_WORK_KINDS: readonly DueWorkKind[] = [
   'expiration',
   'auto_resume',
   'notice',
+  'delayed_signup',
 ];
 
 /** A row of due work: something that must happen at or after `dueAt`. */

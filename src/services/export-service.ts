@@ -12,7 +12,7 @@ export interface ExportRowsInput {
 
 /**
  * One exported row: the record it names, as it was listed when the job ran (a subscription by
- * `id`, an invoice by `uid`). Callers read the record itself for the row's fields.
+ * `id`, an invoice or proforma invoice by `uid`). Callers read the record itself for the row's fields.
  */
 export type ExportRow = { readonly id: number } | { readonly uid: string };
 
@@ -21,7 +21,7 @@ const DEFAULT_PER_PAGE = 100;
 const MAX_PER_PAGE = 200;
 
 /**
- * Exports of a site's subscriptions and invoices, as batch jobs with a status and pages of rows.
+ * Exports of a site's subscriptions, invoices and proforma invoices, as batch jobs with a status and pages of rows.
  *
  * A job is created `pending` in one transaction and completed in the next, in the same call: the
  * engine has no due-work kind for exports yet, and listing a site's ids is bounded work (one
@@ -50,6 +50,11 @@ export class ExportService {
   /** Starts (and runs) an export of every invoice of the site, drafts included. */
   exportInvoices(subdomain: string): Promise<ExportRecord> {
     return this.#start(subdomain, 'invoices');
+  }
+
+  /** Starts (and runs) an export of every proforma invoice of the site, voided ones included. */
+  exportProformaInvoices(subdomain: string): Promise<ExportRecord> {
+    return this.#start(subdomain, 'proforma_invoices');
   }
 
   /** A job of this kind; `not_found` for another kind's or another site's. Completes a job left pending. */
@@ -94,6 +99,16 @@ export class ExportService {
           for (const s of batch) rows.push({ id: s.id });
           if (batch.length < BATCH) break;
         }
+      } else if (job.kind === 'proforma_invoices') {
+        for (let offset = 0; ; offset += BATCH) {
+          const { proformaInvoices } = await ctx.tx.proformaInvoices.list(job.siteId, {
+            direction: 'asc',
+            offset,
+            limit: BATCH,
+          });
+          for (const p of proformaInvoices) rows.push({ uid: p.uid });
+          if (proformaInvoices.length < BATCH) break;
+        }
       } else {
         for (let offset = 0; ; offset += BATCH) {
           const { invoices } = await ctx.tx.invoices.list(job.siteId, { direction: 'asc', offset, limit: BATCH });
@@ -129,4 +144,10 @@ function positiveInteger(
 }
 
 /** The methods a site handle exposes (each takes the subdomain first). */
-export const EXPORT_METHODS = ['exportSubscriptions', 'exportInvoices', 'read', 'rows'] as const;
+export const EXPORT_METHODS = [
+  'exportSubscriptions',
+  'exportInvoices',
+  'exportProformaInvoices',
+  'read',
+  'rows',
+] as const;

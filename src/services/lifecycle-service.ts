@@ -8,9 +8,12 @@ import type {
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
+import { voidAdvanceInvoiceOnClose } from './advance-invoice-service.js';
 import { type BillingManifest, nextBillingManifest } from './billing-manifest.js';
 import { type CommandContext, runCommand } from './command-runner.js';
+import { delayedStartInFlight } from './delayed-signup-schedule.js';
 import { post } from './posting.js';
+import { isPrepaid, withoutPrepaidConfiguration } from './prepaid-configuration.js';
 import { changeProductInCommand, type ProductChangeInput } from './product-change.js';
 import { reasonCodeForCancellation } from './reason-code-service.js';
 import { SUBSCRIPTION_WORK, scheduleRenewalAt } from './renewal-schedule.js';
@@ -110,6 +113,10 @@ export class LifecycleService {
   async cancel(subdomain: string, id: number, input: CancelInput = {}): Promise<SubscriptionView> {
     if (input.cancelAtEndOfPeriod) return this.cancelAtEndOfPeriod(subdomain, id, input);
     return this.#command(subdomain, id, async (ctx, site, subscription) => {
+      if (delayedStartInFlight(subscription))
+        throw invalid(
+          'The first payment of this subscription is in progress; it was not canceled. Try again when it has finished.',
+        );
       const reasonCode = await reasonCodeForCancellation(ctx.tx, site.id, input.reasonCode);
       await cancelNow(
         ctx,
@@ -481,14 +488,20 @@ export async function changeCollectionMethodInCommand(
   subscription: SubscriptionRecord,
   method: PaymentCollectionMethod,
 ): Promise<SubscriptionRecord> {
-  if (method === subscription.paymentCollectionMethod) return subscription;
+  // A prepaid subscription (automatic plus a configuration) leaves prepaid for either method: its
+  // configuration is dropped, and its prepayment balance stays as credit its charges use.
+  const prepaid = isPrepaid(subscription);
+  if (method === subscription.paymentCollectionMethod && !prepaid) return subscription;
   if (method === 'automatic' && subscription.paymentProfileId === null) {
     throw invalid(
       'Payment collection method: automatic collection needs a payment profile; add a card first.',
       'payment_collection_method',
     );
   }
-  const changed = await update(ctx, site, subscription, { paymentCollectionMethod: method });
+  const changed = await update(ctx, site, subscription, {
+    paymentCollectionMethod: method,
+    ...(prepaid ? { data: withoutPrepaidConfiguration(subscription.data) } : {}),
+  });
   if (method === 'remittance') await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
   return changed;
 }
@@ -535,6 +548,8 @@ export async function cancelNow(
 ): Promise<SubscriptionRecord> {
   const to = transition(subscription.state, 'cancel');
   await ctx.tx.dueWork.cancelFor(site.id, subscription.id, SUBSCRIPTION_WORK, ctx.now);
+  // An open advance invoice bills a period that will never start: it is voided.
+  await voidAdvanceInvoiceOnClose(ctx, subscription, 'Subscription canceled');
   return update(ctx, site, subscription, {
     state: to,
     canceledAt: ctx.now,

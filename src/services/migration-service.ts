@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { remainderOf, unpaidRemainder } from '../billing/assessment.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
-import { BillingError, invalid } from '../errors.js';
+import { BillingError, invalid, ValidationCollector } from '../errors.js';
 import { callGateway } from '../payments/collect.js';
 import type {
   CouponRecord,
@@ -13,8 +13,10 @@ import type {
   SiteRecord,
   SubscriptionRecord,
 } from '../ports/storage.js';
+import { refusePeriodRestartWithAdvanceInvoice } from './advance-invoice-service.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { renewalComponentLines } from './component-billing.js';
+import { type CustomPricePlan, checkCustomPrice, plannedCustomView, writeCustomPricePoint } from './custom-price.js';
 import { recordStateChange } from './lifecycle-service.js';
 import {
   claimOpenCollection,
@@ -24,7 +26,7 @@ import {
   subscriptionCollection,
 } from './payment-runner.js';
 import { couponDataAfter, periodCoupons, renewalCoupons } from './period-assessment.js';
-import { resolveSignupVersion } from './price-point-service.js';
+import { type ProductPricePointInput, resolveSignupVersion } from './price-point-service.js';
 import { changeProductInCommand, findTarget, type ProductChangeInput, writeAtVersion } from './product-change.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 
@@ -63,6 +65,12 @@ export interface MigrationInput {
   readonly includeInitialCharge?: boolean;
   /** Preview only: the instant to prorate at (within the current period); default now. */
   readonly prorationDate?: Date | string;
+  /**
+   * Terms of the subscription's own instead of a price point (`custom_price`): written as a
+   * `custom` price point of the target product (the subscription's product when none is named)
+   * when the migration is, and billed like any migration. Not with a price point or a version.
+   */
+  readonly customPrice?: ProductPricePointInput;
 }
 
 /** What a migration costs; a preview returns it and changes nothing. */
@@ -103,6 +111,8 @@ interface MigrationPlan extends MigrationPreview {
   readonly componentTotalInCents: number;
   /** The coupons that discounted a new period (their uses are counted when it is written). */
   readonly coupons: readonly CouponRecord[];
+  /** A custom price to write as the target's price point (`target.version` holds its planned terms). */
+  readonly customPrice?: CustomPricePlan;
 }
 
 const MIGRATABLE = ['active', 'trialing', 'trial_ended'] as const;
@@ -292,9 +302,14 @@ export class MigrationService {
             nextAssessmentAt: period.end,
             data: { ...subscription.data, ...couponData, anchorIndex: newIndex },
           };
+    // A custom price becomes the subscription's own price point now, with the move.
+    const custom =
+      plan.customPrice === undefined
+        ? undefined
+        : await writeCustomPricePoint(ctx.tx, plan.target.product, plan.customPrice, id, ctx.now);
     const moved = await writeAtVersion(ctx.tx, subscription, {
       productId: plan.target.product.id,
-      productVersion: plan.target.version.version,
+      productVersion: custom?.version.version ?? plan.target.version.version,
       ...reset,
       updatedAt: ctx.now,
     });
@@ -379,6 +394,17 @@ export class MigrationService {
     const site = await loadSite(tx, subdomain);
     const subscription = await loadSubscription(tx, site.id, id);
     let productInput = input;
+    if (input.customPrice !== undefined) {
+      if (
+        input.pricePointId !== undefined ||
+        input.pricePointHandle !== undefined ||
+        input.productVersion !== undefined
+      )
+        throw invalid('Custom price: cannot be given with a product price point.', 'custom_price');
+      // Without a product, a custom price is a new price of the subscription's own product.
+      if (input.productHandle === undefined && input.productId === undefined)
+        productInput = { ...input, productId: subscription.productId };
+    }
     if (input.productHandle === undefined && input.productId === undefined && input.pricePointId !== undefined) {
       // A price point id names its product, as the service accepts.
       const pricePoint = await tx.pricePoints.findProductPricePoint(site.id, input.pricePointId);
@@ -406,8 +432,16 @@ export class MigrationService {
       const version = await resolveSignupVersion(tx, site.id, target.product, {
         pricePointId: input.pricePointId ?? null,
         pricePointHandle: input.pricePointHandle ?? null,
+        subscriptionId: subscription.id,
       });
       target = { product: target.product, version };
+    }
+    let customPrice: CustomPricePlan | undefined;
+    if (input.customPrice !== undefined) {
+      const errors = new ValidationCollector();
+      customPrice = await checkCustomPrice(tx, target, input.customPrice, errors);
+      errors.throwIfAny();
+      target = { product: target.product, version: plannedCustomView(target, customPrice!, ctx.now).version };
     }
     if (target.product.id === subscription.productId && target.version.version === subscription.productVersion) {
       throw invalid('Product: the subscription is already on this product and version.');
@@ -419,9 +453,10 @@ export class MigrationService {
       throw invalid('Proration date: must be within the current period.', 'proration_date');
 
     // Recompute: what the lines billed for this period paid for the time after `at`.
-    const periodLines = (await tx.ledger.listForSubscription(site.id, id)).filter(
-      (l) => l.periodIndex === subscription.periodIndex,
-    );
+    const periodLines = (await tx.ledger.listForSubscription(site.id, id))
+      .filter((l) => l.periodIndex === subscription.periodIndex)
+      // An advance invoice's lines were posted before the period began; they cover it from its start.
+      .map((l) => (l.createdAt < current.start ? { ...l, createdAt: current.start } : l));
     const paidInAdvance = unpaidRemainder(periodLines, current.end, current.start);
     const unused = unpaidRemainder(periodLines, current.end, at);
     const creditInCents =
@@ -429,6 +464,7 @@ export class MigrationService {
 
     // Assess the new product: for the rest of this period, or a new full period (or a trial).
     const preservePeriod = input.preservePeriod === true;
+    if (!preservePeriod) await refusePeriodRestartWithAdvanceInvoice(tx, subscription);
     const terms = target.version.terms;
     const trialEnd =
       !preservePeriod && input.includeTrial && terms.trialInterval !== null
@@ -502,6 +538,7 @@ export class MigrationService {
       lines: [...charges, ...discounts],
       componentTotalInCents,
       coupons,
+      ...(customPrice === undefined ? {} : { customPrice }),
       proratedAdjustmentInCents: -creditInCents,
       chargeInCents,
       // A remittance subscription pays the migration's invoice itself: nothing is due from its card now.

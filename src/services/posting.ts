@@ -10,6 +10,7 @@ import { balanceDelta } from '../domain/ledger/balance-delta.js';
 import { BillingError } from '../errors.js';
 import { attachDocuments, type DocumentOptions } from '../invoices/issuing.js';
 import type { NewTransaction, StorageTransaction, SubscriptionRecord, TransactionRecord } from '../ports/storage.js';
+import { isPrepaid, prepaidConfigurationOf } from './prepaid-configuration.js';
 
 export type { DocumentOptions } from '../invoices/issuing.js';
 
@@ -39,7 +40,55 @@ export async function post(
   }
   const written = await tx.ledger.append(lines);
   await attachDocuments(tx, written, documents);
+  await scheduleReplenishmentAfterDraw(tx, written);
   return written;
+}
+
+/** The payload type of a prepaid replenishment's due work (a `reconcile_payment` row; see `prepaid-service.ts`). */
+export const PREPAID_REPLENISHMENT = 'prepaid_replenishment';
+
+/**
+ * After lines that drew on a subscription's credit (it had credit before them, and they raised its
+ * balance), a prepaid subscription that auto-replenishes gets a replenishment check, in the same
+ * transaction: a `reconcile_payment` row due at once whose key names the first line, so one draw
+ * schedules one check, and the row stays until the check's charge is settled (a crash or a lost
+ * answer brings it back, under the same attempt key). The check itself decides whether the
+ * prepayment balance is below the threshold. Lines of a subscription without credit before them
+ * cannot have drawn on a prepayment, so the subscription is read only when they could have.
+ */
+async function scheduleReplenishmentAfterDraw(tx: StorageTransaction, written: readonly TransactionRecord[]) {
+  const first = written[0];
+  if (first === undefined) return;
+  if (first.startingBalanceInCents >= 0) return;
+  if (
+    !written.some((l) => l.subscriptionId === first.subscriptionId && l.endingBalanceInCents > l.startingBalanceInCents)
+  )
+    return;
+  const subscription = await tx.subscriptions.findById(first.siteId, first.subscriptionId);
+  if (subscription === undefined || !prepaidConfigurationOf(subscription)?.autoReplenish) return;
+  await scheduleReplenishmentCheck(tx, subscription, `${first.id}`, first.createdAt);
+}
+
+/**
+ * Schedules a replenishment check of a prepaid subscription (see {@link scheduleReplenishmentAfterDraw});
+ * `cause` makes its key (and its charge's attempt key) unique: the line that drew, or the signup.
+ */
+export async function scheduleReplenishmentCheck(
+  tx: StorageTransaction,
+  subscription: Pick<SubscriptionRecord, 'id' | 'siteId'>,
+  cause: string,
+  now: Date,
+): Promise<void> {
+  const key = `prepaid_replenishment:${subscription.id}:${cause}`;
+  await tx.dueWork.schedule({
+    siteId: subscription.siteId,
+    kind: 'reconcile_payment',
+    // Subject 0, never an attempt's id: flows cancel an attempt's reconciliation by its subject.
+    subjectId: 0,
+    dueAt: now,
+    uniqueKey: key,
+    payload: { type: PREPAID_REPLENISHMENT, subscriptionId: subscription.id, key },
+  });
 }
 
 /**
@@ -70,18 +119,25 @@ export function unsettledPayments(data: Readonly<Record<string, unknown>>): Reco
  * nothing can fail: no dunning starts for it. Flows ask through {@link collectableBalance} and
  * {@link collectableAmount} what they may charge, never by reading the field themselves.
  */
-export function collectsAutomatically(subscription: Pick<SubscriptionRecord, 'paymentCollectionMethod'>): boolean {
-  return subscription.paymentCollectionMethod !== 'remittance';
+export function collectsAutomatically(subscription: CollectionSubject): boolean {
+  return subscription.paymentCollectionMethod !== 'remittance' && !isPrepaid(subscription);
 }
 
 /**
- * What a flow may charge of `amountInCents` it would collect now from the subscription: all of it
- * under automatic collection, none under remittance ({@link collectsAutomatically}).
+ * What the collection rule reads of a subscription: its method and, for `prepaid` (a configuration
+ * in its data, see `prepaid-configuration.ts`), its data. A prepaid subscription is collected like
+ * remittance here: its charges are paid from its credit (its prepayment balance), what the balance
+ * cannot cover is left open on its invoice, and the card is charged only to fund the balance.
  */
-export function collectableAmount(
-  subscription: Pick<SubscriptionRecord, 'paymentCollectionMethod'>,
-  amountInCents: number,
-): number {
+export type CollectionSubject = Pick<SubscriptionRecord, 'paymentCollectionMethod'> & {
+  readonly data?: Readonly<Record<string, unknown>>;
+};
+
+/**
+ * What a flow may charge of `amountInCents` it would collect now from the subscription: all of it
+ * under automatic collection, none under remittance or prepaid ({@link collectsAutomatically}).
+ */
+export function collectableAmount(subscription: CollectionSubject, amountInCents: number): number {
   return collectsAutomatically(subscription) ? amountInCents : 0;
 }
 
@@ -89,8 +145,8 @@ export function collectableAmount(
  * What a collection of a subscription's balance may take: the balance less the amounts of its
  * payments whose outcome is not known yet. Collecting those too would take the same money twice
  * when the lost answer was a success; if the reconciliation finds the money was not taken, the
- * amount stays owed and the next collection of the balance takes it. A remittance subscription's
- * debt is never collectable ({@link collectsAutomatically}); its credit still counts (a negative
+ * amount stays owed and the next collection of the balance takes it. A remittance (or prepaid)
+ * subscription's debt is never collectable ({@link collectsAutomatically}); its credit still counts (a negative
  * result), since a flow pays its charges from credit before it would charge a card.
  */
 export function collectableBalance(

@@ -91,6 +91,8 @@ export type PricePointRef = number | string;
 export interface PricePointChoice {
   readonly pricePointId?: number | null;
   readonly pricePointHandle?: string | null;
+  /** The subscription migrating: the one subscription a custom price point of its own is open to. */
+  readonly subscriptionId?: number | null;
 }
 
 /**
@@ -339,6 +341,8 @@ export class PricePointService {
       const current = await loadPricePoint(tx, site.id, productId, pricePointRef);
       if (current.archivedAt !== null)
         throw mapped(invalid('Price point: an archived price point cannot be the default.', 'price_point'));
+      if (current.type === 'custom')
+        throw mapped(invalid('Price point: a custom price point cannot be the default.', 'price_point'));
       if (current.type !== 'default') {
         const promoted = await tx.pricePoints.makeDefaultProductPricePoint(site.id, current.id, now);
         if (!promoted) throw notFound('Price point', current.id);
@@ -694,6 +698,14 @@ export class PricePointService {
       const current = await loadPricePoint(tx, site.id, productId, pricePointRef);
       if (archived && current.type === 'default')
         throw mapped(invalid('Price point: the default price point cannot be archived.', 'price_point'));
+      // It belongs to its subscription, which bills on it whatever the catalog says.
+      if (current.type === 'custom')
+        throw mapped(
+          invalid(
+            `Price point: a custom price point cannot be ${archived ? 'archived' : 'unarchived'}.`,
+            'price_point',
+          ),
+        );
       let pricePoint = current;
       if ((current.archivedAt !== null) !== archived) {
         const updated = await tx.pricePoints.setProductPricePointArchived(
@@ -736,6 +748,16 @@ export async function resolveSignupVersion(
         `Product price point: ${choice.pricePointHandle} is not a price point of product ${product.handle}.`,
         'product_price_point_handle',
       );
+  }
+  if (
+    pricePoint !== undefined &&
+    pricePoint.type === 'custom' &&
+    (choice.subscriptionId == null || pricePoint.subscriptionId !== choice.subscriptionId)
+  ) {
+    throw invalid(
+      `Product price point: ${pricePoint.handle} is a custom price point of another subscription.`,
+      choice.pricePointId != null ? 'product_price_point_id' : 'product_price_point_handle',
+    );
   }
   const number = pricePoint?.version ?? product.currentVersion;
   if (pricePoint !== undefined && pricePoint.archivedAt !== null)
@@ -851,19 +873,25 @@ async function viewsOf(
   return views;
 }
 
+/**
+ * The records of the given types; without types, every one but the `custom` ones, which belong to
+ * one subscription each and are listed only when asked for (`filter[type]=custom`).
+ */
 function filterTypes<T extends { readonly type: PricePointType }>(
   records: readonly T[],
   types: readonly PricePointType[] | undefined,
 ): T[] {
-  return types === undefined || types.length === 0 ? [...records] : records.filter((r) => types.includes(r.type));
+  return types === undefined || types.length === 0
+    ? records.filter((r) => r.type !== 'custom')
+    : records.filter((r) => types.includes(r.type));
 }
 
 /**
- * The product's terms without what a price point sets itself: a new price point starts with no
- * trial, initial charge or expiration unless it names them. Product-wide terms (name, accounting
- * code, card and tax flags) are kept from the product's current version.
+ * The product's terms without what a price point sets itself: a new price point (a custom one too)
+ * starts with no trial, initial charge or expiration unless it names them. Product-wide terms
+ * (name, accounting code, card and tax flags) are kept from the product's current version.
  */
-function withoutOptionalTerms(terms: ProductTerms): ProductTerms {
+export function withoutOptionalTerms(terms: ProductTerms): ProductTerms {
   return {
     ...terms,
     trialPriceInCents: null,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LIVE_STATES, transition } from '../domain/subscription/state-machine.js';
+import { LIVE_STATES, nextState, transition } from '../domain/subscription/state-machine.js';
 import { toWallClock } from '../domain/time/index.js';
 import { BillingError, invalid } from '../errors.js';
 import {
@@ -20,13 +20,28 @@ import type {
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
+import {
+  ADVANCE_INVOICE_KEY,
+  advanceInvoiceOf,
+  afterAdvance,
+  voidAdvanceInvoiceOnClose,
+  withoutAdvanceInvoice,
+} from './advance-invoice-service.js';
 import { CommandBatcher, type CommandContext } from './command-runner.js';
+import {
+  type DelayedStart,
+  PENDING_START_KEY,
+  planDelayedStart,
+  readStoredStart,
+  storedStart,
+  withoutStoredStart,
+} from './delayed-signup.js';
 import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
 import { pendingAttempt } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
-import { collectableBalance, collectsAutomatically, post } from './posting.js';
+import { collectableAmount, collectableBalance, collectsAutomatically, post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
-import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import { couponUsesAfter, line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
 // Where a renewal's coupons are chosen and counted; re-exported for the commands that share them.
 export { couponDataAfter, renewalCoupons } from './period-assessment.js';
@@ -119,6 +134,8 @@ const HANDLED_KINDS: DueWorkKind[] = [
   'notice',
   'reconcile_payment',
   'expiring_card_scan',
+  'delayed_signup',
+  'expiration',
 ];
 
 /** How long a claim holds; a live worker extends the leases of what it holds well before they lapse. */
@@ -359,6 +376,10 @@ export class RenewalService {
         return this.#reconcilePayment(item);
       case 'expiring_card_scan':
         return this.#expiringCards(item);
+      case 'delayed_signup':
+        return this.#startDelayedSignup(item);
+      case 'expiration':
+        return this.#expireAt(item);
       default:
         return this.#at<Outcome>(item, async (ctx) => {
           await this.#complete(ctx, item);
@@ -440,6 +461,221 @@ export class RenewalService {
     });
   }
 
+  /**
+   * Expires a subscription at the `expires_at` given at signup (no charge, no further renewals),
+   * when it is still live and its `expires_at` has come (a date moved later since is left to the
+   * renewal's own check).
+   */
+  #expireAt(item: DueWorkRecord): Promise<Outcome> {
+    return this.#at<Outcome>(item, async (ctx) => {
+      const site = await ctx.tx.sites.findById(item.siteId);
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (
+        site &&
+        subscription &&
+        subscription.expiresAt !== null &&
+        subscription.expiresAt.getTime() <= ctx.now.getTime() &&
+        nextState(subscription.state, 'expire') !== undefined
+      ) {
+        await this.#expire(ctx, site, subscription);
+      }
+      await this.#complete(ctx, item);
+      return 'skipped';
+    });
+  }
+
+  /**
+   * Starts a delayed signup at its `initial_billing_at`, in the three steps of any due payment:
+   * step 1 plans the lines a signup at that instant would bill (see `planDelayedStart`), keeps them
+   * in the subscription's data and commits a payment attempt keyed `delayed_signup:<subscription>`
+   * (one charge, however many workers run it); step 2 calls the gateway; step 3, on success, posts
+   * the lines with their payment in one post (the signup invoice, paid) and moves the subscription
+   * to trialing or active, its first period from `initial_billing_at`. A start with nothing to
+   * collect (free, a free trial, or remittance) is written at step 1. A failed first payment (or
+   * no card when one is needed) cancels the subscription, as a declined signup creates none: nothing
+   * is posted, so nothing is owed.
+   */
+  async #startDelayedSignup(item: DueWorkRecord): Promise<Outcome> {
+    const key = `delayed_signup:${item.subjectId}`;
+    const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
+      const site = await ctx.tx.sites.findById(item.siteId);
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (!site || !subscription || subscription.state !== 'awaiting_signup') {
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
+      const terms = await this.#terms(ctx, subscription);
+      const start = await planDelayedStart(ctx, site, subscription, terms);
+      const amount = collectableAmount(subscription, start.totalInCents);
+      if (amount <= 0) {
+        await this.#writeStart(ctx, site, subscription, terms, start, undefined);
+        await this.#complete(ctx, item);
+        return 'renewed';
+      }
+      if (subscription.paymentProfileId === null) {
+        await this.#failStart(ctx, item, site, subscription, 'No payment method on file.');
+        return 'failed';
+      }
+      const held = await this.#move(ctx, subscription, subscription.state, {
+        data: { ...subscription.data, [PENDING_START_KEY]: storedStart(start) },
+      });
+      return this.#pending(ctx, await this.#attempt(ctx, site, held, key, amount, 'signup'), held);
+    });
+    const settle = this.#settle(item, async (ctx, attempt, result) => {
+      const site = (await ctx.tx.sites.findById(item.siteId))!;
+      const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
+      if (!subscription)
+        throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its delayed signup.`);
+      if (result.outcome === 'unknown') return this.#unknown(ctx, item, attempt, result.message);
+      const start = readStoredStart(subscription.data);
+      if (result.outcome === 'success') {
+        const terms = await this.#terms(ctx, subscription);
+        if (subscription.state === 'awaiting_signup' && start !== undefined) {
+          await this.#writeStart(ctx, site, subscription, terms, start, {
+            attempt,
+            transactionId: result.transactionId,
+          });
+          await this.#complete(ctx, item);
+          return 'renewed';
+        }
+        // Canceled while the charge was in flight: the money taken is kept as the subscription's
+        // credit (a payment line), never lost; nothing is billed.
+        const [payment] = await post(ctx.tx, [
+          line(subscription, 'payment', null, attempt.amountInCents, `Payment for: ${terms.name}`, ctx.now, {
+            success: true,
+            gatewayTransactionId: result.transactionId,
+          }),
+        ]);
+        await ctx.tx.payments.update(site.id, attempt.id, {
+          status: 'succeeded',
+          gatewayTransactionId: result.transactionId,
+          transactionId: payment!.id,
+          updatedAt: ctx.now,
+        });
+        const kept =
+          start === undefined
+            ? subscription
+            : await this.#move(ctx, subscription, subscription.state, { data: withoutStoredStart(subscription.data) });
+        recordPayment(ctx, kept, payment!, true);
+        await this.#complete(ctx, item);
+        return 'skipped';
+      }
+      await ctx.tx.payments.update(item.siteId, attempt.id, {
+        status: result.outcome === 'declined' ? 'declined' : 'failed',
+        message: result.message,
+        updatedAt: ctx.now,
+      });
+      if (subscription.state === 'awaiting_signup') {
+        await this.#failStart(ctx, item, site, subscription, result.message);
+      } else {
+        if (start !== undefined)
+          await this.#move(ctx, subscription, subscription.state, { data: withoutStoredStart(subscription.data) });
+        await this.#complete(ctx, item);
+      }
+      return result.outcome === 'declined' ? 'declined' : 'failed';
+    });
+    return collect(this.#deps.gateway, { begin, settle });
+  }
+
+  /**
+   * Writes a delayed signup's start: its lines and their payment (when one was collected) in one
+   * post, the signup invoice; the subscription trialing or active, its first period from now; its
+   * coupons counted; and the renewal that follows scheduled.
+   */
+  async #writeStart(
+    ctx: CommandContext,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    terms: ProductTerms,
+    start: DelayedStart,
+    paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined,
+  ): Promise<SubscriptionRecord> {
+    const lines = start.lines.map((l) =>
+      line(subscription, l.type, l.kind, l.amountInCents, l.memo, ctx.now, {
+        periodIndex: start.periodIndex,
+        componentId: l.componentId,
+      }),
+    );
+    if (paid)
+      lines.push(
+        line(subscription, 'payment', null, paid.attempt.amountInCents, `Payment for: ${terms.name}`, ctx.now, {
+          success: true,
+          gatewayTransactionId: paid.transactionId,
+        }),
+      );
+    const written = await post(ctx.tx, lines, { role: 'signup' });
+    const payment = paid ? written.at(-1) : undefined;
+    if (paid && payment)
+      await ctx.tx.payments.update(site.id, paid.attempt.id, {
+        status: 'succeeded',
+        gatewayTransactionId: paid.transactionId,
+        transactionId: payment.id,
+        updatedAt: ctx.now,
+      });
+    const data = withoutStoredStart(subscription.data);
+    const codes = start.couponCodes;
+    const started = await this.#move(ctx, subscription, start.state, {
+      periodIndex: start.periodIndex,
+      currentPeriodStartedAt: start.periodStart,
+      currentPeriodEndsAt: start.periodEnd,
+      nextAssessmentAt: start.periodEnd,
+      activatedAt: start.state === 'active' ? ctx.now : null,
+      trialStartedAt: start.trialEndsAt === null ? null : ctx.now,
+      trialEndedAt: start.trialEndsAt,
+      ...(payment ? { signupPaymentId: payment.id } : {}),
+      data:
+        codes.length === 0
+          ? data
+          : {
+              ...data,
+              couponUses: couponUsesAfter(
+                (data.couponUses ?? {}) as Record<string, unknown>,
+                codes.map((code) => ({ code })),
+              ),
+              couponDeferred: ((data.couponDeferred ?? []) as string[]).filter((code) => !codes.includes(code)),
+            },
+    });
+    if (payment) recordPayment(ctx, started, payment, true);
+    await scheduleRenewalAt(ctx, started);
+    return started;
+  }
+
+  /**
+   * A delayed signup whose first payment failed (or that has no card when one is needed): the
+   * subscription is canceled at once (`cancellation_method` dunning), as the service does, and
+   * `signup_failure` and `payment_failure` are recorded. Nothing was posted, so nothing is owed.
+   */
+  async #failStart(
+    ctx: CommandContext,
+    item: DueWorkRecord,
+    site: SiteRecord,
+    subscription: SubscriptionRecord,
+    message: string,
+  ): Promise<void> {
+    const canceled = await cancelNow(
+      ctx,
+      site,
+      { ...subscription, data: withoutStoredStart(subscription.data) },
+      'dunning',
+      `The first payment of the delayed signup failed: ${message}`,
+    );
+    ctx.record({
+      siteId: site.id,
+      key: 'payment_failure',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { subscription: { id: subscription.id, state: canceled.state }, message },
+    });
+    ctx.record({
+      siteId: site.id,
+      key: 'signup_failure',
+      subjectType: 'subscription',
+      subjectId: subscription.id,
+      payload: { subscription: { id: subscription.id, state: canceled.state }, message },
+    });
+    await this.#complete(ctx, item);
+  }
+
   /** Resumes a subscription on hold at its automatic resume instant; its new period is then due. */
   #autoResume(item: DueWorkRecord): Promise<Outcome> {
     return this.#at<Outcome>(item, async (ctx) => {
@@ -512,6 +748,8 @@ export class RenewalService {
         return 'skipped';
       }
       if (subscription.expiresAt !== null && subscription.expiresAt.getTime() <= ctx.now.getTime()) {
+        // The period an open advance invoice billed never starts: it is voided.
+        await voidAdvanceInvoiceOnClose(ctx, subscription, 'Subscription expired');
         await this.#expire(ctx, site, subscription);
         await this.#complete(ctx, item);
         return 'skipped';
@@ -550,24 +788,38 @@ export class RenewalService {
       } = await assessNextPeriod(ctx, site, subscription, terms, {
         resetMetered: true,
       });
+      // An advance invoice already billed this period: only the difference is billed now (its
+      // coupon uses are counted here, once). Its note is cleared either way.
+      const advance = await advanceInvoiceOf(ctx.tx, subscription, period.index);
+      let data = coupons.length === 0 ? undefined : couponDataAfter(subscription.data, coupons, discounts);
+      if (ADVANCE_INVOICE_KEY in subscription.data) data = withoutAdvanceInvoice(data ?? subscription.data);
       const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
         periodIndex: period.index,
         currentPeriodStartedAt: period.start,
         currentPeriodEndsAt: period.end,
         nextAssessmentAt: period.end,
         activatedAt: subscription.activatedAt ?? ctx.now,
-        ...(coupons.length === 0 ? {} : { data: couponDataAfter(subscription.data, coupons, discounts) }),
+        ...(data === undefined ? {} : { data }),
       });
-      const lines = assessed.map((a) =>
-        line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, {
-          periodIndex: period.index,
-          componentId: a.componentId,
-        }),
-      );
-      for (const d of discounts)
-        lines.push(
-          line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
-        );
+      const lines =
+        advance === undefined
+          ? assessed.map((a) =>
+              line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, {
+                periodIndex: period.index,
+                componentId: a.componentId,
+              }),
+            )
+          : afterAdvance(assessed, discounts, advance.note).map((d) =>
+              line(advanced, d.type, d.kind, d.amountInCents, d.memo, ctx.now, {
+                periodIndex: period.index,
+                componentId: d.componentId,
+              }),
+            );
+      if (advance === undefined)
+        for (const d of discounts)
+          lines.push(
+            line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
+          );
       await post(ctx.tx, lines);
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount
       // out of what is collected, until its reconciliation settles it. A remittance subscription

@@ -129,8 +129,14 @@ export class SubscriptionAdminService {
   async previewSignup(subdomain: string, input: CreateSubscriptionInput): Promise<SignupPreview> {
     const signup: CreateSubscriptionInput = {
       ...input,
-      ...(input.customerId === undefined && input.customer === undefined ? { customer: PREVIEW_CUSTOMER } : {}),
-      ...(input.creditCard === undefined && input.paymentProfile === undefined
+      // An existing customer (by id, reference or its payment profile) needs no stand-in.
+      ...(input.customerId === undefined &&
+      input.customer === undefined &&
+      input.customerReference === undefined &&
+      input.paymentProfileId === undefined
+        ? { customer: PREVIEW_CUSTOMER }
+        : {}),
+      ...(input.creditCard === undefined && input.paymentProfile === undefined && input.paymentProfileId === undefined
         ? { paymentProfile: PREVIEW_PAYMENT_PROFILE }
         : {}),
     };

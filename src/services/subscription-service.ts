@@ -43,12 +43,20 @@ import {
 } from './component-billing.js';
 import { couponForSignup } from './coupon-service.js';
 import {
+  assignCustomPricePoint,
+  type CustomPricePlan,
+  checkCustomPrice,
+  plannedCustomView,
+  writeCustomPricePoint,
+} from './custom-price.js';
+import {
   type CustomerInput,
   clampPage,
   insertCustomer,
   loadCustomer,
   validateCustomerInput,
 } from './customer-service.js';
+import { delayedSignupAnchor, scheduleDelayedSignup, scheduleExpiration } from './delayed-signup-schedule.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
 import {
   chargeOrLookUp,
@@ -58,8 +66,16 @@ import {
   releaseOpenCollection,
   scheduleRefundIfUncommitted,
 } from './payment-runner.js';
-import { collectableAmount, collectsAutomatically, post } from './posting.js';
-import { resolveSignupVersion } from './price-point-service.js';
+import { collectableAmount, collectsAutomatically, post, scheduleReplenishmentCheck } from './posting.js';
+import {
+  insertCardPrepayment,
+  PREPAID_CONFIGURATION,
+  type PrepaidConfiguration,
+  type PrepaidConfigurationInput,
+  prepaidConfigurationData,
+  readPrepaidConfiguration,
+} from './prepaid-configuration.js';
+import { type ProductPricePointInput, resolveSignupVersion } from './price-point-service.js';
 import { generateReferralCode } from './referral-service.js';
 import { scheduleRenewalAt } from './renewal-schedule.js';
 import { loadSubscription } from './site-lookup.js';
@@ -113,8 +129,29 @@ export interface CreateSubscriptionInput {
   readonly productPricePointId?: number;
   /** A price point of the product by handle. */
   readonly productPricePointHandle?: string;
+  /**
+   * Terms of the subscription's own instead of a price point (`custom_price`): written as a
+   * `custom` price point of the product with the subscription (see `custom-price.ts`).
+   */
+  readonly customPrice?: ProductPricePointInput;
   /** An existing customer, or `customer` to create one. */
   readonly customerId?: number;
+  /** An existing customer by its reference (`customer_reference`), instead of `customerId`. */
+  readonly customerReference?: string;
+  /**
+   * An existing payment profile of the customer to pay with (`payment_profile_id`), instead of a
+   * new card. Without a customer given, the subscription goes to the profile's customer.
+   */
+  readonly paymentProfileId?: number;
+  /**
+   * A delayed signup (`initial_billing_at`): in the future, the subscription is created
+   * `awaiting_signup`, nothing is charged, and at this instant due work starts it (trialing when
+   * the product has a trial, else active) with the first charge a signup now would take. Now or
+   * in the past: an ordinary signup, charged now.
+   */
+  readonly initialBillingAt?: Date | string;
+  /** When the subscription expires (`expires_at`, in the future): instead of the product's expiration. */
+  readonly expiresAt?: Date | string;
   readonly customer?: CustomerInput;
   readonly creditCard?: CreditCardInput;
   /**
@@ -147,15 +184,21 @@ export interface CreateSubscriptionInput {
   /**
    * `automatic` (default): the signup charge and every later invoice are charged to the card.
    * `remittance` (or the older `invoice`): invoices are left open for the customer to pay, so no
-   * card is needed. See {@link parsePaymentCollectionMethod}.
+   * card is needed. See {@link parsePaymentCollectionMethod}. `prepaid`: the card is charged
+   * `prepaidConfiguration.initialFundingAmountInCents`, which becomes the prepayment balance the
+   * charges are paid from (see `prepaid-service.ts`).
    */
   readonly paymentCollectionMethod?: string;
+  /** Required with `prepaid` (and only then): the initial funding and the auto-replenishment terms. */
+  readonly prepaidConfiguration?: PrepaidConfigurationInput;
 }
 
 /**
  * Reads a payment collection method as the service names them: `automatic`, `remittance`, and
- * `invoice`, the older name of remittance. `prepaid` (a prepaid-balance subscription) is a method
- * of the service this engine does not offer; anything else is not a method. Both are refused.
+ * `invoice`, the older name of remittance. `prepaid` is not read here: a signup reads it with its
+ * `prepaid_configuration`, and an existing subscription becomes prepaid through its configuration
+ * endpoint (`POST /subscriptions/{id}/prepaid_configurations.json`), so it is refused with that
+ * pointer; anything else is not a method.
  */
 export function parsePaymentCollectionMethod(
   value: unknown,
@@ -165,7 +208,7 @@ export function parsePaymentCollectionMethod(
   if (value === 'invoice') return 'remittance';
   errors.add(
     value === 'prepaid'
-      ? 'Payment collection method: prepaid is not supported by this server.'
+      ? 'Payment collection method: prepaid is set with POST /subscriptions/{id}/prepaid_configurations.json.'
       : 'Payment collection method: must be one of automatic, remittance or invoice.',
     'payment_collection_method',
   );
@@ -200,6 +243,8 @@ export interface SubscriptionDeps extends CommandDeps {
 interface SignupPlan {
   readonly site: SiteRecord;
   readonly product: ProductView;
+  /** A custom price to write as the subscription's price point (`product.version` holds its planned terms). */
+  readonly customPrice?: CustomPricePlan;
   readonly customer: CustomerRecord | undefined;
   readonly state: SubscriptionState;
   readonly anchor: Date;
@@ -207,8 +252,12 @@ interface SignupPlan {
   readonly periodStart: Date;
   readonly periodEnd: Date;
   readonly trialEndsAt: Date | null;
-  /** From creation, ignoring any trial. */
+  /** From creation, ignoring any trial (from `initial_billing_at` for a delayed signup), or as given. */
   readonly expiresAt: Date | null;
+  /** Whether `expiresAt` was given at signup (it is then enforced at that instant by due work). */
+  readonly expiresAtGiven: boolean;
+  /** The customer's existing profile named by `payment_profile_id`. */
+  readonly paymentProfile: PaymentProfileRecord | undefined;
   readonly snapDay: SnapDay | undefined;
   /** The subscription whose referral code this signup used. */
   readonly referredBy: number | undefined;
@@ -222,7 +271,9 @@ interface SignupPlan {
   /** What the signup bills (its invoice). */
   readonly totalInCents: number;
   readonly paymentCollectionMethod: PaymentCollectionMethod;
-  /** What is charged to the card before anything is written: the total, or nothing under remittance. */
+  /** A prepaid signup's configuration (its id is set when the subscription is written). */
+  readonly prepaid: PrepaidConfiguration | undefined;
+  /** What is charged to the card before anything is written: the total, nothing under remittance, the initial funding when prepaid. */
   readonly chargeNowInCents: number;
 }
 
@@ -241,8 +292,13 @@ export class SubscriptionService {
    * declined card creates nothing but the attempt and a `signup_failure` event.
    */
   async create(subdomain: string, input: CreateSubscriptionInput): Promise<SubscriptionView> {
+    if (input.paymentProfileId !== undefined && (input.creditCard !== undefined || input.paymentProfile !== undefined))
+      throw invalid(
+        'Payment profile id: cannot be given together with credit card attributes or payment profile attributes.',
+        'payment_profile_id',
+      );
     const card = input.creditCard === undefined ? undefined : parseCard(input.creditCard, this.#deps.gateway);
-    const hasMethod = card !== undefined || input.paymentProfile !== undefined;
+    const hasMethod = card !== undefined || input.paymentProfile !== undefined || input.paymentProfileId !== undefined;
     const plan = await this.#deps.storage.transaction((tx) => this.#plan(tx, subdomain, input, hasMethod));
     const imported =
       input.paymentProfile === undefined ? undefined : parseImport(input.paymentProfile, this.#deps.gateway);
@@ -267,7 +323,9 @@ export class SubscriptionService {
         lastName: card.lastName,
       };
     }
-    const vault = method ? { vaultToken: method.vaultToken, customerVaultToken: method.customerVaultToken } : undefined;
+    // An existing profile (`payment_profile_id`) pays the first charge through the same collection path.
+    const payer = method ?? plan.paymentProfile;
+    const vault = payer ? { vaultToken: payer.vaultToken, customerVaultToken: payer.customerVaultToken } : undefined;
 
     // A signup that creates a customer with a reference collects under a claim on that reference,
     // taken with its pending attempt (before the gateway is called) and released where the signup
@@ -381,12 +439,17 @@ export class SubscriptionService {
               createdAt: ctx.now,
               updatedAt: ctx.now,
             })
-          : null;
+          : (plan.paymentProfile ?? null);
+        // A custom price is written first: the subscription is pinned to its version.
+        const custom =
+          plan.customPrice === undefined
+            ? undefined
+            : await writeCustomPricePoint(ctx.tx, plan.product.product, plan.customPrice, null, ctx.now);
         const subscription = await insertSubscription(ctx.tx, {
           siteId: plan.site.id,
           customerId: customer.id,
           productId: plan.product.product.id,
-          productVersion: plan.product.version.version,
+          productVersion: custom?.version.version ?? plan.product.version.version,
           reference: plan.reference,
           paymentProfileId: profile?.id ?? null,
           paymentCollectionMethod: plan.paymentCollectionMethod,
@@ -410,6 +473,7 @@ export class SubscriptionService {
           couponCodes: plan.coupons.map((c) => c.code),
           referralCode: plan.site.settings.referralsEnabled ? await freeReferralCode(ctx.tx, plan.site.id) : null,
           data: {
+            ...(plan.prepaid === undefined ? {} : { [PREPAID_CONFIGURATION]: prepaidConfigurationData(plan.prepaid) }),
             ...(plan.snapDay === undefined ? {} : { snapDay: plan.snapDay }),
             ...(plan.referredBy === undefined ? {} : { referredBy: plan.referredBy }),
             ...(plan.coupons.length === 0
@@ -422,6 +486,7 @@ export class SubscriptionService {
           createdAt: ctx.now,
           updatedAt: ctx.now,
         });
+        if (custom) await assignCustomPricePoint(ctx.tx, custom.pricePoint, subscription.id, ctx.now);
         await writeSignupComponents(ctx, subscription, plan.componentRows);
         const lines = plan.charges.map((c) =>
           line(subscription, 'charge', c.kind, c.amountInCents, c.memo, ctx.now, {
@@ -445,9 +510,11 @@ export class SubscriptionService {
             line(
               subscription,
               'payment',
-              null,
+              plan.prepaid === undefined ? null : 'prepayment',
               paid.amountInCents,
-              `Payment for: ${plan.product.version.terms.name}`,
+              plan.prepaid === undefined
+                ? `Payment for: ${plan.product.version.terms.name}`
+                : `Prepaid subscription initial funding: ${plan.product.version.terms.name}`,
               ctx.now,
               {
                 success: true,
@@ -458,6 +525,11 @@ export class SubscriptionService {
         }
         const written = await post(ctx.tx, lines);
         const payment = paid ? written.at(-1)! : undefined;
+        if (plan.prepaid !== undefined && payment) {
+          // The funding is the prepayment the first period (and the later charges) are paid from.
+          await insertCardPrepayment(ctx.tx, subscription, payment, payment.memo, 'Initial funding', ctx.now);
+          if (plan.prepaid.autoReplenish) await scheduleReplenishmentCheck(ctx.tx, subscription, 'signup', ctx.now);
+        }
         if (paid && payment) {
           await ctx.tx.payments.update(plan.site.id, paid.id, {
             status: 'succeeded',
@@ -470,7 +542,10 @@ export class SubscriptionService {
         const stored = await ctx.tx.subscriptions.updateAtVersion(plan.site.id, subscription.id, subscription.version, {
           signupPaymentId: payment?.id ?? null,
         });
-        await scheduleRenewalAt(ctx, stored!);
+        // A delayed signup is started by due work at `initial_billing_at`; the others renew.
+        if (plan.state === 'awaiting_signup') await scheduleDelayedSignup(ctx, stored!);
+        else await scheduleRenewalAt(ctx, stored!);
+        if (plan.expiresAtGiven) await scheduleExpiration(ctx, stored!);
         ctx.record({
           siteId: plan.site.id,
           key: 'signup_success',
@@ -737,12 +812,40 @@ export class SubscriptionService {
         for (const detail of error.details) errors.add(detail.message, detail.attribute);
       }
     }
+    // `custom_price`: the product billed at terms of this subscription's own.
+    let customPrice: CustomPricePlan | undefined;
+    if (input.customPrice !== undefined && product !== undefined) {
+      if (input.productPricePointId !== undefined || input.productPricePointHandle !== undefined)
+        errors.add('Custom price: cannot be given with a product price point.', 'custom_price');
+      else customPrice = await checkCustomPrice(tx, product, input.customPrice, errors);
+      if (customPrice !== undefined) product = plannedCustomView(product, customPrice, this.#deps.clock.now());
+    }
     let customer: CustomerRecord | undefined;
+    // `payment_profile_id`: an existing profile, of the customer given (or, with none given, of its own customer).
+    let paymentProfile: PaymentProfileRecord | undefined;
+    if (input.paymentProfileId !== undefined) {
+      paymentProfile = await tx.customers.findPaymentProfile(site.id, input.paymentProfileId);
+      if (!paymentProfile)
+        errors.add(
+          `Payment profile with id '${input.paymentProfileId}' does not exist for this site.`,
+          'payment_profile_id',
+        );
+    }
     if (input.customerId !== undefined) {
       customer = await tx.customers.findById(site.id, input.customerId);
       if (!customer) errors.add(`Customer with id '${input.customerId}' does not exist for this site.`, 'customer_id');
+    } else if (typeof input.customerReference === 'string' && input.customerReference.trim() !== '') {
+      customer = await tx.customers.findByReference(site.id, input.customerReference.trim());
+      if (!customer)
+        errors.add(
+          `Customer with reference '${input.customerReference.trim()}' does not exist for this site.`,
+          'customer_reference',
+        );
+    } else if (input.customer === undefined && paymentProfile !== undefined) {
+      customer = await tx.customers.findById(site.id, paymentProfile.customerId);
     } else if (input.customer === undefined) {
-      errors.add('A Customer must be specified for the subscription to be valid.', 'customer');
+      if (input.paymentProfileId === undefined)
+        errors.add('A Customer must be specified for the subscription to be valid.', 'customer');
     } else {
       validateCustomerInput(input.customer, errors);
       const reference = newReference(input.customer);
@@ -750,8 +853,23 @@ export class SubscriptionService {
         errors.add(REFERENCE_TAKEN, 'customer.reference');
       }
     }
+    if (paymentProfile !== undefined && customer === undefined && input.customer !== undefined)
+      errors.add(
+        'Payment profile id: a new customer has no payment profiles; give credit card attributes instead.',
+        'payment_profile_id',
+      );
+    else if (paymentProfile !== undefined && customer !== undefined && paymentProfile.customerId !== customer.id)
+      errors.add('Payment profile id: does not belong to the customer of this subscription.', 'payment_profile_id');
+    // Prepaid is the automatic method plus a configuration (see prepaid-configuration.ts).
+    const prepaidSignup = input.paymentCollectionMethod === 'prepaid';
+    const prepaid = prepaidSignup ? readPrepaidConfiguration(input.prepaidConfiguration, 0, errors) : undefined;
+    if (!prepaidSignup && input.prepaidConfiguration !== undefined)
+      errors.add(
+        'Prepaid configuration: is only accepted with payment collection method prepaid.',
+        'prepaid_configuration',
+      );
     const paymentCollectionMethod =
-      input.paymentCollectionMethod === undefined
+      input.paymentCollectionMethod === undefined || prepaidSignup
         ? 'automatic'
         : (parsePaymentCollectionMethod(input.paymentCollectionMethod, errors) ?? 'automatic');
     const reference = checkReference(input.reference, errors);
@@ -762,6 +880,22 @@ export class SubscriptionService {
       input.nextBillingAt === undefined
         ? undefined
         : errors.capture(() => parseInstant(input.nextBillingAt, site.timeZone, 'Next billing at'));
+    const initialBillingAt =
+      input.initialBillingAt === undefined
+        ? undefined
+        : instantField(input.initialBillingAt, site.timeZone, 'Initial billing at', 'initial_billing_at', errors);
+    // A past or present instant is an ordinary signup, charged now (as `next_billing_at` is).
+    const delayed = initialBillingAt !== undefined && initialBillingAt.getTime() > now.getTime();
+    if (initialBillingAt !== undefined && input.nextBillingAt !== undefined)
+      errors.add('Initial billing at: cannot be combined with next billing at.', 'initial_billing_at');
+    const expiresAtGiven =
+      input.expiresAt === undefined
+        ? undefined
+        : instantField(input.expiresAt, site.timeZone, 'Expires at', 'expires_at', errors);
+    if (expiresAtGiven !== undefined && expiresAtGiven.getTime() <= now.getTime())
+      errors.add('Expires at: must be in the future.', 'expires_at');
+    else if (expiresAtGiven !== undefined && delayed && expiresAtGiven.getTime() <= initialBillingAt!.getTime())
+      errors.add('Expires at: must be after initial billing at.', 'expires_at');
     const snapDay =
       input.snapDay === undefined
         ? undefined
@@ -778,6 +912,8 @@ export class SubscriptionService {
         errors.add('Snap day: calendar billing cannot be used with an expiration.', 'snap_day');
       if (input.nextBillingAt !== undefined)
         errors.add('Snap day: cannot be combined with next billing at.', 'snap_day');
+      if (initialBillingAt !== undefined)
+        errors.add('Snap day: cannot be combined with initial billing at.', 'snap_day');
     }
     errors.throwIfAny();
     const terms = product!.version.terms;
@@ -791,7 +927,15 @@ export class SubscriptionService {
     let periodStart: Date;
     let periodEnd: Date;
     let trialEndsAt: Date | null = null;
-    if (snapDay !== undefined) {
+    if (delayed) {
+      // Awaiting signup: nothing is charged now. Its periods are anchored at the start (after the
+      // trial the product has, counted from the start); due work starts it then.
+      state = 'awaiting_signup';
+      anchor = delayedSignupAnchor(initialBillingAt!, terms, site.timeZone);
+      periodIndex = -1;
+      periodStart = now;
+      periodEnd = initialBillingAt!;
+    } else if (snapDay !== undefined) {
       // The first period runs to the next snap (a full period when that is within 24 hours).
       anchor = firstSnapPeriodEnd(now, snapDay, site.timeZone);
       periodStart = now;
@@ -847,7 +991,7 @@ export class SubscriptionService {
       });
       if ((terms.initialChargeInCents ?? 0) > 0) charges.push(setupFee(terms));
     }
-    if (nextBillingAt === undefined && terms.trialInterval === null && snapDay === undefined)
+    if (nextBillingAt === undefined && terms.trialInterval === null && snapDay === undefined && !delayed)
       componentPeriod = { chargeNow: true };
     if (nextBillingAt !== undefined && nextBillingAt.getTime() <= now.getTime()) componentPeriod = { chargeNow: true };
     const components = await planSignupComponents(tx, site, product!.product.familyId, input.components ?? [], {
@@ -882,7 +1026,18 @@ export class SubscriptionService {
     const discounts = chargedNow > 0 ? couponDiscounts(charges, coupons) : [];
     const totalInCents = chargedNow + discounts.reduce((sum, d) => sum + d.amountInCents, 0);
     // Under remittance the signup's invoice is left open for the customer: no card is needed.
-    const chargeNowInCents = collectableAmount({ paymentCollectionMethod }, Math.max(0, totalInCents));
+    // A prepaid signup charges its initial funding instead; the first period is paid from it.
+    const chargeNowInCents =
+      prepaid !== undefined
+        ? prepaid.initialFundingAmountInCents
+        : collectableAmount({ paymentCollectionMethod }, Math.max(0, totalInCents));
+    if (prepaid !== undefined && state === 'awaiting_signup')
+      throw invalid(
+        'Initial billing at: a prepaid subscription is funded at signup and cannot start later.',
+        'initial_billing_at',
+      );
+    if (prepaid !== undefined && !hasCard)
+      throw invalid('A payment method is required: a prepaid subscription is funded from a card.', 'credit_card');
     if (chargeNowInCents > 0 && !hasCard)
       throw invalid(
         'A payment method is required: the signup charge cannot be collected without a card.',
@@ -898,17 +1053,20 @@ export class SubscriptionService {
       throw invalid('Credit card: is required for this product.', 'credit_card');
     }
     const expiresAt =
-      terms.expirationInterval !== null && terms.expirationInterval > 0
+      expiresAtGiven ??
+      (terms.expirationInterval !== null && terms.expirationInterval > 0
         ? addInterval(
-            now,
+            // A delayed signup's life is counted from its start.
+            delayed ? initialBillingAt! : now,
             { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' },
             1,
             site.timeZone,
           )
-        : null;
+        : null);
     return {
       site,
       product: product!,
+      ...(customPrice === undefined ? {} : { customPrice }),
       customer,
       state,
       anchor,
@@ -917,6 +1075,8 @@ export class SubscriptionService {
       periodEnd,
       trialEndsAt,
       expiresAt,
+      expiresAtGiven: expiresAtGiven !== undefined,
+      paymentProfile,
       snapDay,
       referredBy,
       reference,
@@ -926,12 +1086,30 @@ export class SubscriptionService {
       charges,
       totalInCents: Math.max(0, totalInCents),
       paymentCollectionMethod,
+      prepaid,
       chargeNowInCents,
     };
   }
 }
 
 const REFERENCE_TAKEN = 'Reference: must be unique - that value has been taken.';
+
+/** An instant of a signup field, its problems reported on `attribute`; undefined when it is not one. */
+function instantField(
+  value: Date | string,
+  zone: string,
+  label: string,
+  attribute: string,
+  errors: ValidationCollector,
+): Date | undefined {
+  try {
+    return parseInstant(value, zone, label);
+  } catch (error) {
+    if (!isBillingError(error, 'validation')) throw error;
+    for (const detail of error.details) errors.add(detail.message, attribute);
+    return undefined;
+  }
+}
 
 function referenceTaken(): BillingError {
   return invalid(REFERENCE_TAKEN, 'customer.reference');

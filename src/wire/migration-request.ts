@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { MigrationInput, MigrationPreview } from '../services/migration-service.js';
+import { customPriceFields } from './custom-price-request.js';
+import { isGiven } from './subscription-request.js';
 import { defineWireRequest } from './wire-request.js';
 import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalars.js';
 
@@ -8,7 +10,8 @@ import { wireBoolean, wireId, wireText, wireTimestampInput } from './wire-scalar
  * {@link MigrationInput}: `product_handle` or `product_id`, `preserve_period` (also as
  * `proration.preserve_period`; either one true keeps the period), `include_trial`,
  * `include_initial_charge`, `product_price_point_id` or `product_price_point_handle` (a price point of
- * the target product; an id alone names its product), and for a preview `proration_date`.
+ * the target product; an id alone names its product) or `custom_price` (terms of the subscription's
+ * own, see {@link customPriceFields}), and for a preview `proration_date`.
  * `include_coupons` may only be true (the engine always keeps coupons, the service's default).
  */
 export const migrationFields = z
@@ -24,6 +27,8 @@ export const migrationFields = z
       include_coupons: wireBoolean.nullish(),
       proration: z.object({ preserve_period: wireBoolean.nullish() }, { error: 'must be an object.' }).nullish(),
       proration_date: wireTimestampInput.nullish(),
+      // An empty one says nothing, as on a signup.
+      custom_price: z.preprocess((v) => (isGiven(v) ? v : undefined), customPriceFields.optional()),
     },
     { error: 'must be an object.' },
   )
@@ -51,6 +56,7 @@ export const migrationFields = z
       ...(m.include_trial == null ? {} : { includeTrial: m.include_trial }),
       ...(m.include_initial_charge == null ? {} : { includeInitialCharge: m.include_initial_charge }),
       ...(m.proration_date == null ? {} : { prorationDate: m.proration_date }),
+      ...(m.custom_price == null ? {} : { customPrice: m.custom_price }),
     };
   });
 

@@ -118,7 +118,7 @@ export function productPricePointJson(view: ProductPricePointView, context: Wire
     use_site_exchange_rate: true,
     type: pricePoint.type,
     tax_included: false,
-    subscription_id: null,
+    subscription_id: pricePoint.subscriptionId ?? null,
   };
 }
 

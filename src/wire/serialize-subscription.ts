@@ -1,6 +1,8 @@
 import { toMajorString } from '../domain/money/index.js';
 import type { ProductFamilyRecord } from '../ports/storage.js';
+import { prepaidConfigurationOf, shownCollectionMethod } from '../services/prepaid-configuration.js';
 import type { SubscriptionView } from '../services/subscription-service.js';
+import { type PrepaidConfigurationJson, prepaidConfigurationJson } from './prepaid-wire.js';
 import { type CreditCardJson, creditCardJson } from './serialize-credit-card.js';
 import { type CustomerJson, customerJson } from './serialize-customer.js';
 import { type ProductJson, productJson } from './serialize-product.js';
@@ -42,8 +44,10 @@ export interface SubscriptionJson {
   readonly delayed_cancel_at: string | null;
   readonly signup_payment_id: number | null;
   readonly signup_revenue: string;
-  /** `automatic` or `remittance` (never the older `invoice`, which is read as remittance). */
-  readonly payment_collection_method: 'automatic' | 'remittance';
+  /** `automatic`, `remittance` or `prepaid` (never the older `invoice`, which is read as remittance). */
+  readonly payment_collection_method: 'automatic' | 'remittance' | 'prepaid';
+  /** A prepaid subscription's configuration; present only on prepaid subscriptions. */
+  readonly prepaid_configuration?: PrepaidConfigurationJson;
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
   /** The product a delayed product change moves to at the next renewal, or null. */
@@ -92,7 +96,8 @@ export function subscriptionJson(
     delayed_cancel_at: wireTimestamp(s.delayedCancelAt, context),
     signup_payment_id: s.signupPaymentId,
     signup_revenue: toMajorString(s.signupRevenueInCents, context.currency),
-    payment_collection_method: s.paymentCollectionMethod,
+    payment_collection_method: shownCollectionMethod(s),
+    ...prepaidField(s),
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
     next_product_id: typeof s.data.nextProductId === 'number' ? s.data.nextProductId : null,
@@ -111,4 +116,11 @@ export function serializeSubscription(
   family?: ProductFamilyRecord,
 ): { subscription: SubscriptionJson } {
   return { subscription: subscriptionJson(view, context, family) };
+}
+
+function prepaidField(subscription: SubscriptionView['subscription']): {
+  prepaid_configuration?: PrepaidConfigurationJson;
+} {
+  const config = prepaidConfigurationOf(subscription);
+  return config === undefined ? {} : { prepaid_configuration: prepaidConfigurationJson(config) };
 }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { SignupComponentInput } from '../services/component-billing.js';
 import type { CreateSubscriptionInput } from '../services/subscription-service.js';
 import { creditCardAttributesFields, paymentProfileImportFields } from './credit-card-request.js';
+import { customPriceFields } from './custom-price-request.js';
 import { customerFields } from './customer-request.js';
+import { prepaidConfigurationFields } from './prepaid-wire.js';
 import { defineWireRequest } from './wire-request.js';
 import {
   wireBoolean,
@@ -17,17 +19,12 @@ import {
 /**
  * Fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping any of
  * them silently would bill the customer something other than what was asked, or at another time
- * (a delayed first charge, a custom price, an end date, calendar billing, a prepaid plan, an
- * imported period's start, an offer or a group's consolidated billing).
+ * (calendar billing, a prepaid plan, an imported period's start, an offer or a group's
+ * consolidated billing).
  */
 const UNSUPPORTED_SIGNUP_FIELDS = [
-  'payment_profile_id',
-  'initial_billing_at',
-  'custom_price',
-  'expires_at',
   'calendar_billing',
   'calendar_billing_first_charge',
-  'prepaid_configuration',
   'previous_billing_at',
   'offer_id',
   'group',
@@ -113,8 +110,10 @@ export function isGiven(value: unknown): boolean {
 
 /**
  * The fields of `{"subscription":{...}}` on create (`POST /subscriptions.json`), read into
- * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id` or
- * `customer_attributes`, `credit_card_attributes`, `next_billing_at`, `coupon_code` and
+ * a {@link CreateSubscriptionInput}: `product_handle` or `product_id`, `customer_id`,
+ * `customer_reference` or `customer_attributes`, `credit_card_attributes` or `payment_profile_id`
+ * (an existing profile of the customer), `next_billing_at`, `initial_billing_at` (a delayed
+ * signup), `expires_at`, `coupon_code` and
  * `coupon_codes[]`, `reference` (the merchant's own id), `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)
  * and `components[]` (see {@link signupComponentFields}). Unknown keys are ignored.
  */
@@ -138,13 +137,15 @@ export const createSubscriptionFields = z
       payment_profile_attributes: paymentProfileImportFields.nullish(),
       ref: wireText.nullish(),
       reference: wireText.nullish(),
-      payment_profile_id: z.unknown().optional(),
-      initial_billing_at: z.unknown().optional(),
-      custom_price: z.unknown().optional(),
-      expires_at: z.unknown().optional(),
+      customer_reference: wireText.nullish(),
+      payment_profile_id: wireId.nullish(),
+      initial_billing_at: wireTimestampInput.nullish(),
+      // The subscription's own terms (see custom-price-request.ts); an empty one says nothing.
+      custom_price: z.preprocess((v) => (isGiven(v) ? v : undefined), customPriceFields.optional()),
+      expires_at: wireTimestampInput.nullish(),
       calendar_billing: z.unknown().optional(),
       calendar_billing_first_charge: z.unknown().optional(),
-      prepaid_configuration: z.unknown().optional(),
+      prepaid_configuration: prepaidConfigurationFields.nullish(),
       previous_billing_at: z.unknown().optional(),
       offer_id: z.unknown().optional(),
       group: z.unknown().optional(),
@@ -166,7 +167,16 @@ export const createSubscriptionFields = z
       ...(s.product_price_point_handle == null || s.product_price_point_handle === ''
         ? {}
         : { productPricePointHandle: s.product_price_point_handle }),
+      ...(s.custom_price == null ? {} : { customPrice: s.custom_price }),
       ...(s.customer_id == null ? {} : { customerId: s.customer_id }),
+      ...(s.customer_reference == null || s.customer_reference.trim() === ''
+        ? {}
+        : { customerReference: s.customer_reference }),
+      ...(s.payment_profile_id == null ? {} : { paymentProfileId: s.payment_profile_id }),
+      ...(s.initial_billing_at == null || s.initial_billing_at === ''
+        ? {}
+        : { initialBillingAt: s.initial_billing_at }),
+      ...(s.expires_at == null || s.expires_at === '' ? {} : { expiresAt: s.expires_at }),
       ...(s.customer_attributes == null ? {} : { customer: s.customer_attributes }),
       ...(s.credit_card_attributes == null ? {} : { creditCard: s.credit_card_attributes }),
       ...(s.payment_profile_attributes == null ? {} : { paymentProfile: s.payment_profile_attributes }),
@@ -177,6 +187,7 @@ export const createSubscriptionFields = z
       ...(s.payment_collection_method == null || s.payment_collection_method === ''
         ? {}
         : { paymentCollectionMethod: s.payment_collection_method }),
+      ...(s.prepaid_configuration == null ? {} : { prepaidConfiguration: s.prepaid_configuration }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),
       ...(s.metafields == null || Object.keys(s.metafields).length === 0 ? {} : { metafields: s.metafields }),

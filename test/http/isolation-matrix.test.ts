@@ -76,6 +76,8 @@ interface WorldExtras {
   readonly prepaymentId: number;
   readonly subscriptionExportId: number;
   readonly invoiceExportId: number;
+  readonly proformaUid: string;
+  readonly proformaExportId: number;
 }
 
 const EXTRAS = new Map<SiteWorld, WorldExtras>();
@@ -114,6 +116,8 @@ async function seedExtras(f: HttpFixture, w: SiteWorld): Promise<void> {
   });
   const subscriptionExport = await h.exports.exportSubscriptions();
   const invoiceExport = await h.exports.exportInvoices();
+  const proforma = await h.proformaInvoices.create(w.subscriptionId);
+  const proformaExport = await h.exports.exportProformaInvoices();
   EXTRAS.set(w, {
     pricePointId: pricePoint.pricePoint.id,
     componentPricePointId: componentPricePoint.pricePoint.id,
@@ -123,6 +127,8 @@ async function seedExtras(f: HttpFixture, w: SiteWorld): Promise<void> {
     prepaymentId: prepayment.entry.id,
     subscriptionExportId: subscriptionExport.id,
     invoiceExportId: invoiceExport.id,
+    proformaUid: proforma.uid,
+    proformaExportId: proformaExport.id,
   });
 }
 
@@ -135,7 +141,14 @@ function extraParams(key: string, w: SiteWorld): Record<string, string> {
     price_point_id: String(first === 'components' ? x.componentPricePointId : x.pricePointId),
     prepayment_id: String(x.prepaymentId),
     payment_profile_id: String(w.paymentProfileId),
-    batch_id: String(key.includes('/api_exports/invoices/') ? x.invoiceExportId : x.subscriptionExportId),
+    batch_id: String(
+      key.includes('/api_exports/invoices/')
+        ? x.invoiceExportId
+        : key.includes('/api_exports/proforma_invoices/')
+          ? x.proformaExportId
+          : x.subscriptionExportId,
+    ),
+    ...(first === 'proforma_invoices' ? { uid: x.proformaUid } : {}),
     ...(first === 'reason_codes' ? { id: String(x.reasonCodeId) } : {}),
   };
 }
@@ -433,6 +446,23 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
       },
     }),
   ),
+  // A signup's proforma invoice runs the signup: B's product and component are not A's.
+  ...Object.fromEntries(
+    ['POST /subscriptions/proforma_invoices.json', 'POST /subscriptions/proforma_invoices/preview.json'].map(
+      (key): [string, CaseBuilder] => [
+        key,
+        custom("B's product and component", key, REFUSED, (b) => ({
+          body: {
+            subscription: {
+              product_handle: b.productHandle,
+              customer_attributes: { first_name: 'X', last_name: 'Y', email: 'x@example.com' },
+              components: [{ component_id: b.seatsId, allocated_quantity: 1 }],
+            },
+          },
+        })),
+      ],
+    ),
+  ),
   'GET /customers/lookup.json': custom("B's reference", 'GET /customers/lookup.json', [404], (b) => ({
     query: { reference: b.customerReference },
   })),
@@ -695,6 +725,7 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
       [
         ['subscriptions', 'subscriptions'],
         ['invoices', 'invoices'],
+        ['proforma_invoices', 'proforma_invoices'],
       ] as const
     ).map(([kind, table]): [string, CaseBuilder] => [
       `POST /api_exports/${kind}.json`,
@@ -718,6 +749,9 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
   })),
   // Routes naming B's records in the path whose bodies must be well formed for the lookup to be reached.
   'POST /coupons/:id/codes.json': namingBWith('POST /coupons/:id/codes.json', () => ({ body: { codes: ['ANEWSUB'] } })),
+  'POST /proforma_invoices/:uid/void.json': namingBWith('POST /proforma_invoices/:uid/void.json', () => ({
+    body: { void: { reason: 'stolen' } },
+  })),
   'PUT /coupons/:id/codes.json': namingBWith('PUT /coupons/:id/codes.json', () => ({ body: { codes: ['ANEWSUB'] } })),
   'POST /products/:id/price_points.json': namingBWith('POST /products/:id/price_points.json', () => ({
     body: { price_point: { name: 'X', handle: 'x-tier', price_in_cents: 100, interval: 1, interval_unit: 'month' } },

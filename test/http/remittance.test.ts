@@ -96,7 +96,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
     expect(back.subscription?.paymentCollectionMethod).toBe('remittance');
   });
 
-  it('refuses prepaid at signup and creates nothing', async () => {
+  it('refuses prepaid at signup without its configuration and creates nothing', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
     const subscriptions = new SubscriptionsController(acmeClient(f));
@@ -111,7 +111,7 @@ describe('official Maxio SDK 6.1.0: payment collection method', () => {
     );
     expect(refused).toEqual({
       status: 422,
-      body: { errors: ['Payment collection method: prepaid is not supported by this server.'] },
+      body: { errors: ['Initial funding amount in cents: must be greater than 0.'] },
     });
     expect(await f.engine.site('acme').subscriptions.list()).toHaveLength(0);
     expect(await f.engine.site('acme').customers.list()).toHaveLength(0);

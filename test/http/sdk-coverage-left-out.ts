@@ -4,24 +4,6 @@
  * and when a served endpoint stops being served (fix the regression, or list it with a reason).
  */
 export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
-  'APIExportsController.exportProformaInvoices':
-    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
-  'APIExportsController.listExportedProformaInvoices':
-    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
-  'APIExportsController.readProformaInvoicesExport':
-    'Proforma invoices are not modelled by the engine, so there is nothing to export (subscriptions and invoices are).',
-  'AdvanceInvoiceController.issueAdvanceInvoice':
-    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
-  'AdvanceInvoiceController.readAdvanceInvoice':
-    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
-  'AdvanceInvoiceController.voidAdvanceInvoice':
-    'Advance invoices (issuing the next period early) are not modelled: renewals issue each period at its start.',
-  'BillingPortalController.enableBillingPortalForCustomer':
-    'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
-  'BillingPortalController.resendBillingPortalInvitation':
-    'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
-  'BillingPortalController.revokeBillingPortalAccess':
-    'Billing-portal invitations by email: the engine has portal links but no invitation mail.',
   'ComponentPricePointsController.createCurrencyPrices':
     'A site has one currency: a component price point has no prices in other currencies to create or update.',
   'ComponentPricePointsController.updateCurrencyPrices':
@@ -45,9 +27,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Events-based billing segments: the engine has no event-based components.',
   'InsightsController.listMrrMovements':
     "MRR movements: the engine keeps no history of each subscription's MRR, and ledger lines mix one-off charges, prorations and usage with recurring ones, so movements would be guesses.",
-  'InvoicesController.listConsolidatedInvoiceSegments':
-    'Not among the invoice endpoints the invoices work serves so far.',
-  'InvoicesController.sendInvoice': 'Not among the invoice endpoints the invoices work serves so far.',
   'OffersController.archiveOffer': 'Offers are not modelled by the engine.',
   'OffersController.createOffer': 'Offers are not modelled by the engine.',
   'OffersController.listOffers': 'Offers are not modelled by the engine.',
@@ -58,23 +37,15 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'PaymentProfilesController.deleteSubscriptionGroupPaymentProfile':
     'Subscription groups are not modelled by the engine.',
   'PaymentProfilesController.readOneTimeToken': 'One-time tokens come from Chargify.js; this server issues none.',
-  'PaymentProfilesController.sendRequestUpdatePaymentEmail': 'The engine sends no email.',
   'PaymentProfilesController.verifyBankAccount': 'Bank-account payment profiles are not modelled (cards only).',
   'ProductPricePointsController.createProductCurrencyPrices':
     'A site has one currency, so there are no other-currency prices to keep.',
   'ProductPricePointsController.updateProductCurrencyPrices':
     'A site has one currency, so there are no other-currency prices to keep.',
-  'ProformaInvoicesController.createConsolidatedProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.createProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.createSignupProformaInvoice':
-    'Proforma invoices are not modelled by the engine (the path falls into the subscription id route).',
-  'ProformaInvoicesController.listProformaInvoices': 'Proforma invoices are not modelled by the engine.',
+  'ProformaInvoicesController.createConsolidatedProformaInvoice':
+    'Subscription groups are not modelled, so there is no consolidated proforma invoice to make.',
   'ProformaInvoicesController.listSubscriptionGroupProformaInvoices':
-    'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.previewProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.previewSignupProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.readProformaInvoice': 'Proforma invoices are not modelled by the engine.',
-  'ProformaInvoicesController.voidProformaInvoice': 'Proforma invoices are not modelled by the engine.',
+    'Subscription groups are not modelled, so there are no group proforma invoices to list.',
   'SalesCommissionsController.listSalesCommissionSettings':
     'Sales commissions (a separate Maxio product) are out of scope.',
   'SalesCommissionsController.listSalesReps': 'Sales commissions (a separate Maxio product) are out of scope.',
@@ -114,6 +85,4 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
   'SubscriptionGroupsController.removeSubscriptionFromGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.signupWithSubscriptionGroup': 'Subscription groups are not modelled by the engine.',
   'SubscriptionGroupsController.updateSubscriptionGroupMembers': 'Subscription groups are not modelled by the engine.',
-  'SubscriptionsController.updatePrepaidSubscriptionConfiguration':
-    'Prepaid subscriptions (issue #19 item 9) are not modelled yet.',
 };

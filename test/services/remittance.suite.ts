@@ -126,12 +126,20 @@ export function remittanceSuite(harness: StorageHarness): void {
       expect((await site.subscriptions.get(view.subscription.id)).balanceInCents).toBe(3000);
     });
 
-    it('refuses a collection method it does not know, or prepaid, before anything is written', async () => {
+    it('refuses a collection method it does not know, or prepaid without its configuration, before anything is written', async () => {
       const f = fixture();
       const { site } = await setup(f);
-      for (const [method, message] of [
-        ['cheque', 'Payment collection method: must be one of automatic, remittance or invoice.'],
-        ['prepaid', 'Payment collection method: prepaid is not supported by this server.'],
+      for (const [method, message, attribute] of [
+        [
+          'cheque',
+          'Payment collection method: must be one of automatic, remittance or invoice.',
+          'payment_collection_method',
+        ],
+        [
+          'prepaid',
+          'Initial funding amount in cents: must be greater than 0.',
+          'prepaid_configuration.initial_funding_amount_in_cents',
+        ],
       ] as const) {
         const error = await rejection(
           site.subscriptions.create({
@@ -142,7 +150,7 @@ export function remittanceSuite(harness: StorageHarness): void {
           }),
         );
         expect(error.code).toBe('validation');
-        expect(error.details).toContainEqual({ message, attribute: 'payment_collection_method' });
+        expect(error.details).toContainEqual({ message, attribute });
       }
       expect(f.gateway.chargeCalls).toBe(0);
       expect(await site.subscriptions.list()).toHaveLength(0);

@@ -694,6 +694,16 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       updatedAt: T0,
     });
     await tx.couponSubcodes.insert({ siteId, couponId, code: 'SUB1', createdAt: T0 });
+    await tx.portalAccess.save({
+      siteId,
+      customerId,
+      enabled: true,
+      createdAt: T0,
+      inviteLastSentAt: T0,
+      inviteLastAcceptedAt: null,
+      revokedAt: null,
+      updatedAt: T0,
+    });
     await tx.accounts.insert({
       siteId,
       subscriptionId,
@@ -710,6 +720,44 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
     });
     const exported = await tx.exports.insert({ siteId, kind: 'subscriptions', createdAt: T0 });
     await tx.exports.complete(siteId, exported.id, [{ id: subscriptionId }], T0);
+    const noAddress = { address: null, address2: null, city: null, state: null, zip: null, country: null };
+    await tx.proformaInvoices.insert({
+      siteId,
+      uid: `pro_seed${siteId}`,
+      number: await tx.proformaInvoices.nextNumber(siteId),
+      status: 'draft',
+      subscriptionId,
+      customerId,
+      role: 'proforma_adhoc',
+      collectionMethod: 'automatic',
+      deliveryDate: '2026-02-01',
+      currency: 'USD',
+      memo: '',
+      seller: { name: 'Seller', address: noAddress, phone: null },
+      customer: {
+        customerId,
+        firstName: 'A',
+        lastName: 'B',
+        organization: null,
+        email: 'a@example.com',
+        reference: null,
+        billingAddress: noAddress,
+      },
+      productName: null,
+      productFamilyName: null,
+      periodStart: null,
+      periodEnd: null,
+      lineItems: [],
+      discounts: [],
+      subtotalInCents: 0,
+      discountInCents: 0,
+      taxInCents: 0,
+      totalInCents: 0,
+      dueInCents: 0,
+      createdAt: T0,
+      voidedAt: null,
+      voidReason: null,
+    });
     const field = await tx.metafields.insertField({
       siteId,
       resourceType: 'subscription',

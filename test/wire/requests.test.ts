@@ -254,9 +254,6 @@ describe('request schemas', () => {
       parseWireRequest(createSubscriptionRequest, {
         subscription: {
           product_handle: 'pro',
-          initial_billing_at: '2027-01-01',
-          custom_price: { price_in_cents: 100, interval: 1, interval_unit: 'month' },
-          expires_at: '2027-06-01',
           calendar_billing: { snap_day: 1 },
           previous_billing_at: '2026-01-01',
         },
@@ -264,9 +261,6 @@ describe('request schemas', () => {
     );
     expect(error.code).toBe('validation');
     expect(error.messages).toEqual([
-      'Initial billing at: is not supported by this server yet.',
-      'Custom price: is not supported by this server yet.',
-      'Expires at: is not supported by this server yet.',
       'Calendar billing: is not supported by this server yet.',
       'Previous billing at: is not supported by this server yet.',
     ]);
@@ -276,6 +270,35 @@ describe('request schemas', () => {
         subscription: { product_handle: 'pro', initial_billing_at: null, custom_price: {}, expires_at: '' },
       }),
     ).toEqual({ productHandle: 'pro' });
+  });
+
+  it('subscription create: payment_profile_id, customer_reference, initial_billing_at and expires_at are read', () => {
+    expect(
+      parseWireRequest(createSubscriptionRequest, {
+        subscription: {
+          product_handle: 'pro',
+          customer_reference: 'ada-1',
+          payment_profile_id: '12',
+          initial_billing_at: '2027-01-01T09:00:00-05:00',
+          expires_at: '2027-06-01',
+        },
+      }),
+    ).toEqual({
+      productHandle: 'pro',
+      customerReference: 'ada-1',
+      paymentProfileId: 12,
+      initialBillingAt: '2027-01-01T09:00:00-05:00',
+      expiresAt: '2027-06-01',
+    });
+    const error = rejection(() =>
+      parseWireRequest(createSubscriptionRequest, {
+        subscription: { product_handle: 'pro', payment_profile_id: 'abc', initial_billing_at: 5 },
+      }),
+    );
+    expect(error.messages).toEqual([
+      'Payment profile id: must be a positive whole number.',
+      'Initial billing at: must be an ISO 8601 timestamp or a date.',
+    ]);
   });
 
   it('subscription create: the collection method is handed to the engine as given (it reads the names)', () => {

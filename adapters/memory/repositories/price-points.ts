@@ -3,6 +3,7 @@ import {
   type ComponentPricePointRecord,
   type PricePointsRepository,
   type ProductPricePointRecord,
+  type ProductTerms,
 } from 'billing-engine';
 import { keyOf, type MemoryState } from '../memory-state.js';
 import type { Journal } from '../memory-table.js';
@@ -46,6 +47,25 @@ export function memoryPricePoints(state: MemoryState, journal: Journal): PricePo
       keyOf(siteId, componentId),
       (p) => p.handle === handle && p.id !== except,
     ) > 0;
+  /** Inserts a price point of either kind with its first terms as a new product version (not made current). */
+  const insertWithVersion = (pricePoint: Omit<ProductPricePointRecord, 'id' | 'version'>, terms: ProductTerms) => {
+    const product = state.products.get(pricePoint.productId);
+    if (product === undefined || product.siteId !== pricePoint.siteId)
+      throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
+    if (handleTakenOn(pricePoint.siteId, pricePoint.productId, pricePoint.handle)) throw handleTaken(pricePoint.handle);
+    const number = highestVersion(state, pricePoint.siteId, pricePoint.productId) + 1;
+    const stored = table.insert(journal, { ...pricePoint, id: table.nextId(), version: number });
+    const version = {
+      siteId: stored.siteId,
+      productId: stored.productId,
+      version: number,
+      terms,
+      createdAt: pricePoint.createdAt,
+      pricePointId: stored.id,
+    };
+    state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
+    return { pricePoint: structuredClone(stored), version: structuredClone(version) };
+  };
   const componentVersionOf = (siteId: number, componentId: number, version: number) => {
     const row = state.componentVersions.find(
       (v) => v.siteId === siteId && v.componentId === componentId && v.version === version,
@@ -175,23 +195,22 @@ export function memoryPricePoints(state: MemoryState, journal: Journal): PricePo
     },
 
     async insertProductPricePoint(pricePoint, terms) {
-      const product = state.products.get(pricePoint.productId);
-      if (product === undefined || product.siteId !== pricePoint.siteId)
-        throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
-      if (handleTakenOn(pricePoint.siteId, pricePoint.productId, pricePoint.handle))
-        throw handleTaken(pricePoint.handle);
-      const number = highestVersion(state, pricePoint.siteId, pricePoint.productId) + 1;
-      const stored = table.insert(journal, { ...pricePoint, id: table.nextId(), type: 'catalog', version: number });
-      const version = {
-        siteId: stored.siteId,
-        productId: stored.productId,
-        version: number,
+      return insertWithVersion({ ...pricePoint, type: 'catalog' }, terms);
+    },
+
+    async insertCustomProductPricePoint(pricePoint, terms) {
+      const { subscriptionId, ...rest } = pricePoint;
+      // Stored without the field until it has a subscription, like every other price point.
+      return insertWithVersion(
+        { ...rest, type: 'custom', ...(subscriptionId == null ? {} : { subscriptionId }) },
         terms,
-        createdAt: pricePoint.createdAt,
-        pricePointId: stored.id,
-      };
-      state.productVersions.insert(journal, { ...version, id: state.productVersions.nextId() });
-      return { pricePoint: structuredClone(stored), version: structuredClone(version) };
+      );
+    },
+
+    async setProductPricePointSubscription(siteId, id, subscriptionId, now) {
+      const current = find(siteId, id);
+      if (current === undefined) return undefined;
+      return table.replace(journal, { ...current, subscriptionId, updatedAt: now });
     },
 
     async reviseProductPricePoint(siteId, id, patch, terms, now) {

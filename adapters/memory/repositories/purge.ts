@@ -47,6 +47,7 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
         restoreIdOrder(state.creditNotes);
         restoreIdOrder(state.invoices);
         restoreIdOrder(accountTables.accountEntries);
+        restoreIdOrder(state.proformaTables.proformaInvoices);
         restoreIdOrder(state.usages);
         restoreIdOrder(state.allocations);
         restoreIdOrder(state.subscriptionComponents);
@@ -122,6 +123,14 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
       const ofSubscription = (r: { siteId: number; subscriptionId: number }) =>
         r.siteId === siteId && r.subscriptionId === subscriptionId;
       const accountEntries = accountTables.accountEntries.deleteWhere(journal, ofSubscription);
+      // Proforma invoices of the subscription, and a removed customer's signup proformas.
+      state.proformaTables.proformaInvoices.deleteWhere(
+        journal,
+        (p) =>
+          p.siteId === siteId &&
+          (p.subscriptionId === subscriptionId ||
+            (removeCustomer && p.subscriptionId === null && p.customerId === customerId)),
+      );
       const usages = state.usages.deleteWhere(journal, ofSubscription);
       const allocations = state.allocations.deleteWhere(journal, ofSubscription);
       const subscriptionComponents = state.subscriptionComponents.deleteWhere(journal, ofSubscription);

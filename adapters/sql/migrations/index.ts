@@ -17,6 +17,9 @@ import { accountsExportsMigration } from './0012-accounts-exports.js';
 import { throughputMigration } from './0013-throughput.js';
 import { componentPricePointsMigration } from './0014-component-price-points.js';
 import { collectionMethodsMigration } from './0015-collection-methods.js';
+import { proformaInvoicesMigration } from './0016-proforma-invoices.js';
+import { portalAccessMigration } from './0019-portal-access.js';
+import { customPricesMigration } from './0020-custom-prices.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -38,4 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   throughputMigration,
   componentPricePointsMigration,
   collectionMethodsMigration,
+  proformaInvoicesMigration,
+  portalAccessMigration,
+  customPricesMigration,
 ];

@@ -8,6 +8,8 @@ import {
   type PricePointsRepository,
   type PricePointType,
   type ProductPricePointRecord,
+  type ProductTerms,
+  type ProductVersionRecord,
 } from 'billing-engine';
 import type { Selectable, Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeNullableInstant } from '../codecs.js';
@@ -48,6 +50,45 @@ export function createPricePointsRepository(context: RepositoryContext): PricePo
       .where('id', '=', id)
       .executeTakeFirst();
     return row && decodePricePoint(row);
+  };
+
+  /** Inserts a price point of either kind with its first terms as a new product version (not made current). */
+  const insertWithVersion = async (
+    pricePoint: Omit<ProductPricePointRecord, 'id' | 'version'>,
+    terms: ProductTerms,
+  ): Promise<{ pricePoint: ProductPricePointRecord; version: ProductVersionRecord }> => {
+    const product = await lockProduct(pricePoint.siteId, pricePoint.productId, pricePoint.createdAt);
+    if (product === undefined) throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
+    const number = (await highestVersion(context, pricePoint.siteId, pricePoint.productId)) + 1;
+    const row = await db
+      .insertInto('product_price_points')
+      .values({
+        site_id: pricePoint.siteId,
+        product_id: pricePoint.productId,
+        name: pricePoint.name,
+        handle: pricePoint.handle,
+        type: pricePoint.type,
+        version: number,
+        archived_at: encode.nullableInstant(pricePoint.archivedAt),
+        created_at: encode.instant(pricePoint.createdAt),
+        updated_at: encode.instant(pricePoint.updatedAt),
+        subscription_id: pricePoint.subscriptionId ?? null,
+      })
+      // DO NOTHING rather than a failing statement, which would doom a Postgres transaction.
+      .onConflict((oc) => oc.columns(['site_id', 'product_id', 'handle']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (row === undefined) throw handleTaken(pricePoint.handle);
+    const stored = decodePricePoint(row);
+    const version = await insertProductVersion(context, {
+      siteId: stored.siteId,
+      productId: stored.productId,
+      version: number,
+      terms,
+      createdAt: pricePoint.createdAt,
+      pricePointId: stored.id,
+    });
+    return { pricePoint: stored, version };
   };
 
   /** Takes the component's row lock, so version numbers are handed out one writer at a time. */
@@ -253,37 +294,22 @@ export function createPricePointsRepository(context: RepositoryContext): PricePo
     },
 
     async insertProductPricePoint(pricePoint, terms) {
-      const product = await lockProduct(pricePoint.siteId, pricePoint.productId, pricePoint.createdAt);
-      if (product === undefined) throw new BillingError('not_found', `Product ${pricePoint.productId} not found.`);
-      const number = (await highestVersion(context, pricePoint.siteId, pricePoint.productId)) + 1;
+      return insertWithVersion({ ...pricePoint, type: 'catalog' }, terms);
+    },
+
+    async insertCustomProductPricePoint(pricePoint, terms) {
+      return insertWithVersion({ ...pricePoint, type: 'custom' }, terms);
+    },
+
+    async setProductPricePointSubscription(siteId, id, subscriptionId, now) {
       const row = await db
-        .insertInto('product_price_points')
-        .values({
-          site_id: pricePoint.siteId,
-          product_id: pricePoint.productId,
-          name: pricePoint.name,
-          handle: pricePoint.handle,
-          type: 'catalog',
-          version: number,
-          archived_at: encode.nullableInstant(pricePoint.archivedAt),
-          created_at: encode.instant(pricePoint.createdAt),
-          updated_at: encode.instant(pricePoint.updatedAt),
-        })
-        // DO NOTHING rather than a failing statement, which would doom a Postgres transaction.
-        .onConflict((oc) => oc.columns(['site_id', 'product_id', 'handle']).doNothing())
+        .updateTable('product_price_points')
+        .set({ subscription_id: subscriptionId, updated_at: encode.instant(now) })
+        .where('site_id', '=', siteId)
+        .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
-      if (row === undefined) throw handleTaken(pricePoint.handle);
-      const stored = decodePricePoint(row);
-      const version = await insertProductVersion(context, {
-        siteId: stored.siteId,
-        productId: stored.productId,
-        version: number,
-        terms,
-        createdAt: pricePoint.createdAt,
-        pricePointId: stored.id,
-      });
-      return { pricePoint: stored, version };
+      return row && decodePricePoint(row);
     },
 
     async reviseProductPricePoint(siteId, id, patch, terms, now) {
@@ -440,6 +466,8 @@ function decodePricePoint(row: Selectable<ProductPricePointsTable>): ProductPric
     archivedAt: decodeNullableInstant(row.archived_at),
     createdAt: decodeInstant(row.created_at),
     updatedAt: decodeInstant(row.updated_at),
+    // Only a custom price point has one: the others decode as they did before the column.
+    ...(row.subscription_id == null ? {} : { subscriptionId: decodeId(row.subscription_id) }),
   };
 }
 

@@ -2,6 +2,7 @@
 import { type PurgeRepository, type PurgeSummary, SUBSCRIPTION_WORK_KINDS } from 'billing-engine';
 import { decodeId } from '../codecs.js';
 import { createPaymentAttemptsRepository } from './payments.js';
+import { purgeProformaRows } from './proforma-invoices.js';
 import type { RepositoryContext } from './repository-context.js';
 
 const OPEN_STATUSES = ['pending', 'unknown'];
@@ -180,6 +181,7 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
       const creditNotes = await deleteOwnRows('credit_notes');
       const invoices = await deleteOwnRows('invoices');
       const accountEntries = await deleteOwnRows('account_entries');
+      await purgeProformaRows(db, siteId, subscriptionId, removeCustomer ? customerId : null);
       const usages = await deleteOwnRows('usages');
       const allocations = await deleteOwnRows('allocations');
       const subscriptionComponents = await deleteOwnRows('subscription_components');

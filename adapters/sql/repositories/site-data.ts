@@ -2,6 +2,7 @@
 import type { SiteDataRepository } from 'billing-engine';
 import { decodeInteger } from '../codecs.js';
 import { clearAccountData } from './accounts.js';
+import { clearProformaData } from './proforma-invoices.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the site-data repository of one transaction. */
@@ -39,6 +40,7 @@ export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRep
       // Documents go with the billing they show; the numbering series (`document_sequences`)
       // stays, so that a number is never issued twice on the site.
       await clearAccountData(db, siteId);
+      await clearProformaData(db, siteId);
       await db.deleteFrom('invoice_events').where('site_id', '=', siteId).execute();
       await db.deleteFrom('credit_notes').where('site_id', '=', siteId).execute();
       await db.deleteFrom('invoices').where('site_id', '=', siteId).execute();

@@ -152,7 +152,17 @@ export const subscriptionSchema = z
     delayed_cancel_at: timestamp,
     signup_payment_id: z.int().nullable(),
     signup_revenue: z.string().meta({ description: 'A decimal string in major units, e.g. "10.00".' }),
-    payment_collection_method: z.enum(['automatic', 'remittance']),
+    payment_collection_method: z.enum(['automatic', 'remittance', 'prepaid']),
+    prepaid_configuration: z
+      .object({
+        id: z.int(),
+        initial_funding_amount_in_cents: z.int(),
+        replenish_to_amount_in_cents: z.int().nullable(),
+        auto_replenish: z.boolean(),
+        replenish_threshold_amount_in_cents: z.int().nullable(),
+      })
+      .optional()
+      .meta({ description: 'Present only on prepaid subscriptions.' }),
     coupon_code: z.string().nullable(),
     coupon_codes: z.array(z.string()).readonly(),
     next_product_id: z.int().nullable(),

@@ -1,6 +1,7 @@
 import { isBillingError, notFound } from 'billing-engine';
 import type { Hono } from 'hono';
 import { serializeInvoice } from '../../../src/wire/serialize-invoice.js';
+import { proformaInvoiceJson } from '../../../src/wire/serialize-proforma-invoice.js';
 import {
   type HttpAppEnv,
   type HttpContext,
@@ -76,9 +77,9 @@ export function registerAccountRoutes(app: Hono<HttpAppEnv>): void {
 }
 
 /**
- * Exports of subscriptions and invoices: start a job, read its status, page its rows. A row is the
- * record as the API serializes it (the SDK reads a bare `Subscription` or `Invoice` per row),
- * built when the page is read. Proforma invoices are not served: the engine has none.
+ * Exports of subscriptions, invoices and proforma invoices: start a job, read its status, page its
+ * rows. A row is the record as the API serializes it (the SDK reads a bare `Subscription`,
+ * `Invoice` or `ProformaInvoice` per row), built when the page is read.
  */
 export function registerExportRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/api_exports/subscriptions.json', async (c) => {
@@ -87,7 +88,10 @@ export function registerExportRoutes(app: Hono<HttpAppEnv>): void {
   app.post('/api_exports/invoices.json', async (c) => {
     return sendJson(201, serializeBatchJob(await c.var.site.exports.exportInvoices(), await wireContext(c)));
   });
-  for (const kind of ['subscriptions', 'invoices'] as const) {
+  app.post('/api_exports/proforma_invoices.json', async (c) => {
+    return sendJson(201, serializeBatchJob(await c.var.site.exports.exportProformaInvoices(), await wireContext(c)));
+  });
+  for (const kind of ['subscriptions', 'invoices', 'proforma_invoices'] as const) {
     app.get(`/api_exports/${kind}/:batch_id${JSON_SEGMENT}`, async (c) => {
       const job = await c.var.site.exports.read(kind, batchParam(c));
       return sendJson(200, serializeBatchJob(job, await wireContext(c)));
@@ -122,6 +126,21 @@ export function registerExportRoutes(app: Hono<HttpAppEnv>): void {
         throw error;
       });
       if (invoice !== undefined) out.push(serializeInvoice(invoice, context).invoice);
+    }
+    return sendJson(200, out);
+  });
+  app.get('/api_exports/proforma_invoices/:batch_id/rows.json', async (c) => {
+    const rows = await c.var.site.exports.rows('proforma_invoices', batchParam(c), pageQuery.parse(queryOf(c)));
+    const context = await wireContext(c);
+    const out = [];
+    for (const row of rows) {
+      if (!('uid' in row)) continue;
+      // A proforma invoice cleared since the job ran is left out of its page.
+      const proforma = await c.var.site.proformaInvoices.get(row.uid).catch((error: unknown) => {
+        if (isBillingError(error, 'not_found')) return undefined;
+        throw error;
+      });
+      if (proforma !== undefined) out.push(proformaInvoiceJson(proforma, context));
     }
     return sendJson(200, out);
   });

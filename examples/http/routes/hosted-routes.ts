@@ -72,7 +72,7 @@ const NOT_FOUND_MESSAGE = 'This link is not valid. Please ask the merchant for a
  * about the token rules is the reference's.
  *
  * Portal: the link is checked with `checkPortalLink` (404 when forged or for another site, 410 when
- * expired); actions the site's `portal` settings do not allow get a 403 page; a subscription of
+ * expired, 403 when the customer's portal access was revoked); actions the site's `portal` settings do not allow get a 403 page; a subscription of
  * another customer is a 404. Each action redirects back to the portal with 303 and a one-time
  * message carried in a short-lived cookie scoped to the link's path, signed with `flashSecret`.
  *
@@ -181,6 +181,14 @@ export function registerHostedRoutes(
       );
     }
     const customer = await site.handle.customers.get(Number(customerId));
+    // A genuine link of a customer whose portal access was revoked works no more (portal-access-service.ts).
+    if (!(await site.handle.portalAccess.allows(customer.id))) {
+      return messagePage(
+        403,
+        'Access revoked',
+        'Your access to this billing portal has been turned off. Please contact the merchant.',
+      );
+    }
     return { site, customer, basePath: `/portal/${customerId}/${expires}/${signature}` };
   };
 

@@ -2,7 +2,9 @@ import type { BillingEngine } from 'billing-engine';
 import type { Hono } from 'hono';
 import type { HttpAppEnv } from '../http-context.js';
 import { registerAccountRoutes } from './account-routes.js';
+import { registerAdvanceInvoiceRoutes } from './advance-invoice-routes.js';
 import { registerAllocationRoutes } from './allocation-routes.js';
+import { registerBillingPortalRoutes } from './billing-portal-routes.js';
 import { registerCallRoutes } from './call-routes.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import { registerComponentRoutes } from './component-routes.js';
@@ -18,8 +20,10 @@ import { registerMigrationRoutes } from './migration-routes.js';
 import { registerNoteRoutes } from './note-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
 import { type PortalLinkRoutesOptions, registerPortalLinkRoutes } from './portal-link-routes.js';
+import { registerPrepaidRoutes } from './prepaid-routes.js';
 import { registerPricePointRoutes } from './price-point-routes.js';
 import { registerProductFamilyRoutes } from './product-family-routes.js';
+import { registerProformaRoutes } from './proforma-routes.js';
 import { registerReasonCodeRoutes } from './reason-code-routes.js';
 import { registerReferralRoutes } from './referral-routes.js';
 import { registerReportRoutes } from './report-routes.js';
@@ -41,6 +45,9 @@ export function registerApiRoutes(
   // Also first: `/subscriptions/preview.json` and the `/{resource_type}/metadata.json` lists fit
   // the `{id}.json` patterns too.
   registerSubscriptionAdminRoutes(app);
+  // Also first: `/subscriptions/proforma_invoices.json` fits `/subscriptions/{id}.json`.
+  registerProformaRoutes(app);
+  registerAdvanceInvoiceRoutes(app);
   registerReportRoutes(app);
   registerCatalogRoutes(app);
   registerProductFamilyRoutes(app);
@@ -61,10 +68,12 @@ export function registerApiRoutes(
   registerPricePointRoutes(app);
   registerReasonCodeRoutes(app);
   registerAccountRoutes(app);
+  registerPrepaidRoutes(app);
   registerSubscriptionCouponRoutes(app);
   registerCallRoutes(app, engine);
   registerSiteRoutes(app, engine);
   registerPortalLinkRoutes(app, engine, options.portalLinks);
+  registerBillingPortalRoutes(app);
   // Last: a known path with a method it does not take is a 405, not a 404.
   registerMethodNotAllowed(app);
 }

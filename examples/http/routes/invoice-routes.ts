@@ -32,7 +32,7 @@ import {
   sendJson,
   wireContext,
 } from '../http-context.js';
-import { pageOf, pageQuery, parseWireRequest } from '../wire-bridge.js';
+import { listPaging, pageOf, pageQuery, parseWireRequest } from '../wire-bridge.js';
 import { queryOf } from './route-params.js';
 
 /** Route pattern of a last path segment that ends in `.pdf`. */
@@ -115,6 +115,30 @@ export function registerInvoiceRoutes(app: Hono<HttpAppEnv>): void {
         'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
       },
     });
+  });
+
+  // The SDK's sendInvoice: the invoice by email (its HTML, with the PDF attached), queued for the
+  // worker; the service answers 204. Without a mailer configured: 422, nothing queued.
+  app.post('/invoices/:uid/deliveries.json', async (c) => {
+    const body = await readJsonBody(c);
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+      throw invalid('Request body: must be a JSON object.');
+    }
+    const fields = (body ?? {}) as Record<string, unknown>;
+    await c.var.site.mail.sendInvoice(uidParam(c, 'uid'), {
+      recipientEmails: fields.recipient_emails,
+      ccRecipientEmails: fields.cc_recipient_emails,
+      bccRecipientEmails: fields.bcc_recipient_emails,
+    });
+    return new Response(null, { status: 204 });
+  });
+
+  // The SDK's listConsolidatedInvoiceSegments. Invoices are never consolidated here (subscription
+  // groups are not modelled), so a real invoice has no segments: an empty page; an unknown one 404s.
+  app.get('/invoices/:uid/segments.json', async (c) => {
+    const paging = listPaging(queryOf(c));
+    await c.var.site.invoices.get(uidParam(c, 'uid'));
+    return sendJson(200, { invoices: [], page: paging.page, per_page: paging.perPage, total_pages: 0 });
   });
 
   app.post('/invoices/:uid/void.json', async (c) => {

@@ -60,6 +60,13 @@ export function registerPaymentProfileRoutes(app: Hono<HttpAppEnv>): void {
     return sendJson(200, {});
   });
 
+  // The SDK's sendRequestUpdatePaymentEmail: an email to the customer with the hosted card update
+  // page's link, queued for the worker. Without a mailer configured: 422, nothing queued.
+  app.post('/subscriptions/:id/request_payment_profiles_update.json', async (c) => {
+    await c.var.site.mail.requestPaymentUpdate(idParam(c, 'id', 'Subscription'));
+    return sendJson(200, {});
+  });
+
   app.post('/subscriptions/:id/payment_profiles/:payment_profile_id/change_payment_profile.json', async (c) => {
     const subscriptionId = idParam(c, 'id', 'Subscription');
     const id = idParam(c, 'payment_profile_id', 'Payment profile');

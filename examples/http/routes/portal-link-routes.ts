@@ -1,4 +1,4 @@
-import { type BillingEngine, createPortalLink, portalLinkUrl, sitePortalOrigin } from 'billing-engine';
+import { type BillingEngine, createPortalLink, invalid, portalLinkUrl, sitePortalOrigin } from 'billing-engine';
 import { wireTimestamp } from 'billing-engine/chargify';
 import type { Hono } from 'hono';
 import { type HttpAppEnv, HttpProblem, idParam, sendJson, wireContext } from '../http-context.js';
@@ -56,6 +56,10 @@ export function registerPortalLinkRoutes(
   app.get('/portal/customers/:id/management_link.json', async (c) => {
     const site = c.var.site;
     const customer = await site.customers.get(idParam(c, 'id', 'Customer'));
+    // A customer whose portal access was revoked gets no link (it would only answer 403).
+    if (!(await site.portalAccess.allows(customer.id))) {
+      throw invalid('Billing Portal is not enabled for this customer.');
+    }
     const origin = originOf(site.subdomain);
     if (origin === undefined) throw new HttpProblem(501, [PORTAL_ORIGIN_MISSING_MESSAGE]);
     const record = await site.info();

@@ -203,8 +203,10 @@ export function subscriptionFields(
     delayed_cancel_at: webhookTime(s.delayedCancelAt, context),
     signup_payment_id: s.signupPaymentId,
     signup_revenue: toMajorString(s.signupRevenueInCents, context.site.currency),
-    // A snapshot recorded before the field existed has none: automatic, the column's default.
-    payment_collection_method: s.paymentCollectionMethod ?? 'automatic',
+    // A snapshot recorded before the field existed has none: automatic, the column's default. A
+    // prepaid subscription is one with a configuration in its data (services/prepaid-configuration.ts).
+    payment_collection_method:
+      s.data?.prepaidConfiguration != null ? 'prepaid' : (s.paymentCollectionMethod ?? 'automatic'),
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
     referral_code: s.referralCode,

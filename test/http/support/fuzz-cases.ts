@@ -214,6 +214,8 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     // In this order on the first run: the second card becomes the default, the first (no longer in
     // use) is deleted from the subscription, and deleting the default in use is the service's to refuse.
     'POST /subscriptions/:id/payment_profiles/:payment_profile_id/change_payment_profile.json': () => ({}),
+    // Mail needs a mailer: this app has none, so a 422 once the subscription is found.
+    'POST /subscriptions/:id/request_payment_profiles_update.json': () => ({}),
     'DELETE /subscriptions/:id/payment_profiles/:payment_profile_id.json': (w) => ({
       params: { payment_profile_id: String(w.paymentProfileId) },
     }),
@@ -240,12 +242,24 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'POST /subscriptions/:id/service_credit_deductions.json': () => ({
       body: { deduction: { amount_in_cents: 50, memo: 'Correction' }, uniqueness_token: 'fuzz-deduction' },
     }),
+    'POST /subscriptions/:id/prepaid_configurations.json': () => ({
+      body: {
+        prepaid_configuration: {
+          auto_replenish: true,
+          replenish_threshold_amount_in_cents: 1000,
+          replenish_to_amount_in_cents: 5000,
+        },
+      },
+    }),
     'POST /api_exports/subscriptions.json': () => ({}),
     'POST /api_exports/invoices.json': () => ({}),
     'GET /api_exports/subscriptions/:batch_id.json': () => ({}),
     'GET /api_exports/invoices/:batch_id.json': () => ({}),
     'GET /api_exports/subscriptions/:batch_id/rows.json': () => ({ query: { page: '1', per_page: '50' } }),
     'GET /api_exports/invoices/:batch_id/rows.json': () => ({ query: { page: '1', per_page: '50' } }),
+    'POST /api_exports/proforma_invoices.json': () => ({}),
+    'GET /api_exports/proforma_invoices/:batch_id.json': () => ({}),
+    'GET /api_exports/proforma_invoices/:batch_id/rows.json': () => ({ query: { page: '1', per_page: '50' } }),
   },
   lifecycle: {
     'DELETE /subscriptions/:id.json': (w) => ({
@@ -297,6 +311,10 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /customers/:id.json': (w) => ({ body: customer(w) }),
     'DELETE /customers/:id.json': (w) => ({ params: { id: String(w.loneCustomerId) } }),
     'GET /portal/customers/:id/management_link.json': () => ({}),
+    // Billing-portal access; invitations need a mailer, which this app has not (a 422).
+    'POST /portal/customers/:id/enable.json': () => ({ query: { auto_invite: '1' } }),
+    'POST /portal/customers/:id/invitations/invite.json': () => ({}),
+    'DELETE /portal/customers/:id/invitations/revoke.json': () => ({}),
     'GET /customers/lookup.json': (w) => ({ query: { reference: w.customerReference } }),
     'GET /customers/:id/subscriptions.json': () => ({ query: { page: '1', per_page: '5', direction: 'desc' } }),
   },
@@ -669,6 +687,46 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     }),
     'GET /subscriptions/:id/statements.json': () => ({ query: { page: '1', per_page: '5' } }),
     'GET /statements/:id.json': () => ({}),
+    // Sending an invoice needs a mailer (a 422 here); its consolidation segments are always an empty page.
+    'POST /invoices/:uid/deliveries.json': () => ({
+      body: { recipient_emails: ['fuzz@example.com'], cc_recipient_emails: [], bcc_recipient_emails: [] },
+    }),
+    'GET /invoices/:uid/segments.json': () => ({ query: { page: '1', per_page: '5', direction: 'asc' } }),
+    // Proforma invoices: kept or previewed, never billed. The world has none at first, so reads
+    // and voids by uid name one the runs' creates may not have made (a 404 is an answer too).
+    'POST /subscriptions/:id/proforma_invoices.json': () => ({}),
+    'POST /subscriptions/:id/proforma_invoices/preview.json': () => ({}),
+    'GET /subscriptions/:id/proforma_invoices.json': () => ({
+      query: { status: 'draft', direction: 'asc', line_items: 'true', start_date: '2026-01-01', per_page: '5' },
+    }),
+    'GET /proforma_invoices/:uid.json': () => ({ params: { uid: 'pro_0000000000000a' } }),
+    'POST /proforma_invoices/:uid/void.json': () => ({
+      params: { uid: 'pro_0000000000000a' },
+      body: { void: { reason: 'Superseded' } },
+    }),
+    // Advance invoices: the next period issued early (force replaces one), read, and voided.
+    'POST /subscriptions/:id/advance_invoice/issue.json': () => ({ body: { force: true } }),
+    'GET /subscriptions/:id/advance_invoice.json': () => ({}),
+    'POST /subscriptions/:id/advance_invoice/void.json': () => ({ body: { void: { reason: 'Superseded' } } }),
+    'POST /subscriptions/proforma_invoices.json': (w) => ({
+      body: {
+        subscription: {
+          product_handle: w.productHandle,
+          customer_attributes: { first_name: 'Fuzz', last_name: 'Proforma', email: 'fuzz-proforma@example.com' },
+          components: [{ component_id: w.seatsId, allocated_quantity: 1 }],
+          coupon_code: w.couponCode,
+        },
+      },
+    }),
+    'POST /subscriptions/proforma_invoices/preview.json': (w) => ({
+      query: { include: 'next_proforma_invoice' },
+      body: {
+        subscription: {
+          product_handle: w.productHandle,
+          customer_id: w.customerId,
+        },
+      },
+    }),
   },
   // Events polling: the site's events, a count, one subscription's.
   events: {

@@ -1,0 +1,483 @@
+/**
+ * Proforma invoices (the official SDK's `ProformaInvoicesController`, without subscription groups):
+ * what a subscription's next renewal, or a signup, would bill, shown as an invoice and, on
+ * request, kept. Nothing is billed: no ledger line, no invoice number, no payment, no event.
+ *
+ * The amounts come from the code that bills them, never from a second copy of the rules:
+ * - a subscription's proforma invoice is its next renewal as the renewal assesses it (the billing
+ *   manifest of `services/billing-manifest.ts`, which the renewal preview shows too);
+ * - a signup's proforma invoice is the invoice the signup itself issues, run in a transaction
+ *   that is always rolled back against a gateway that approves everything without contacting
+ *   anything (`services/preview.ts`, as the signup preview does), so it prices, and refuses, as
+ *   the signup would; with `includeNext`, its first renewal's manifest too.
+ */
+import { randomBytes } from 'node:crypto';
+import { localDateString } from '../domain/time/index.js';
+import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
+import type { BillingEvent } from '../events.js';
+import type { PaymentGateway } from '../ports/gateway.js';
+import type { SiteRecord, Storage, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
+import { nextBillingManifest } from '../services/billing-manifest.js';
+import { runCommand } from '../services/command-runner.js';
+import { assessNextPeriod } from '../services/period-assessment.js';
+import { previewCommand } from '../services/preview.js';
+import { runRead } from '../services/read-runner.js';
+import { loadSite, loadSubscription } from '../services/site-lookup.js';
+import {
+  type CreateSubscriptionInput,
+  type SubscriptionDeps,
+  SubscriptionService,
+} from '../services/subscription-service.js';
+import type { InvoiceRecord, InvoiceSeller } from './model.js';
+import type {
+  ProformaCustomerSnapshot,
+  ProformaInvoiceContent,
+  ProformaInvoiceRecord,
+  ProformaListQuery,
+  ProformaStatus,
+  SignupProformaPreview,
+} from './proforma-model.js';
+
+/** The states whose subscriptions renew, so have a next renewal to show. */
+const RENEWING_STATES: readonly string[] = ['trialing', 'active', 'soft_failure', 'past_due', 'unpaid'];
+
+const STATUSES: readonly ProformaStatus[] = ['draft', 'voided'];
+const DEFAULT_PER_PAGE = 20;
+const MAX_PER_PAGE = 200;
+
+/**
+ * Stands in for a card when a signup's proforma invoice brings none (the service makes them from
+ * a product and a customer only): the signup it runs would otherwise refuse to charge. The
+ * simulated gateway never sees a card.
+ */
+const STAND_IN_PAYMENT_PROFILE = {
+  vaultToken: 'proforma',
+  lastFour: '0000',
+  expirationMonth: 12,
+  expirationYear: 2199,
+} as const;
+
+/** A page of a subscription's proforma invoices. */
+export interface ProformaInvoicePage {
+  readonly proformaInvoices: ProformaInvoiceRecord[];
+  readonly total: number;
+  readonly page: number;
+  readonly perPage: number;
+}
+
+/** Options of {@link ProformaInvoiceService}. */
+export interface ProformaInvoiceOptions {
+  /**
+   * The storage signup proformas run their rolled-back signup on (default the commands' storage).
+   * Nothing is charged, so the engine passes its storage without the live-site payment guard.
+   */
+  readonly previewStorage?: Storage;
+}
+
+/** Options of {@link ProformaInvoiceService.previewSignup}. */
+export interface SignupProformaOptions {
+  /** Also show the first renewal (`include=next_proforma_invoice`). */
+  readonly includeNext?: boolean;
+}
+
+/** Proforma invoices of subscriptions and signups. */
+export class ProformaInvoiceService {
+  readonly #deps: SubscriptionDeps;
+  readonly #previewStorage: Storage;
+
+  constructor(deps: SubscriptionDeps, options: ProformaInvoiceOptions = {}) {
+    this.#deps = deps;
+    this.#previewStorage = options.previewStorage ?? deps.storage;
+  }
+
+  /** The storage, clock and gateway the commands run on. */
+  protected get deps(): SubscriptionDeps {
+    return this.#deps;
+  }
+
+  /**
+   * Makes and keeps a proforma invoice of the subscription's next renewal: a `draft` with a uid
+   * and the site's next proforma number. Only a live subscription (trialing, active, in dunning or
+   * unpaid) renews; any other is refused (422).
+   */
+  async create(subdomain: string, subscriptionId: number): Promise<ProformaInvoiceRecord> {
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
+      const content = await renewalContent(ctx.tx, site, subscription, ctx.now);
+      return store(ctx.tx, content);
+    });
+  }
+
+  /** What {@link create} would keep, without keeping it (no uid, no number). */
+  async preview(subdomain: string, subscriptionId: number): Promise<ProformaInvoiceContent> {
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const subscription = await loadSubscription(tx, site.id, subscriptionId);
+      return renewalContent(tx, site, subscription, this.#deps.clock.now());
+    });
+  }
+
+  /**
+   * The subscription's proforma invoices (`not_found` for an unknown subscription), by number,
+   * newest first unless `direction` is `asc`, of one status and within a range of delivery dates
+   * when asked. A filter that cannot match as written is refused (422).
+   */
+  async list(subdomain: string, subscriptionId: number, query: ProformaListQuery = {}): Promise<ProformaInvoicePage> {
+    const filter = readListQuery(query);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      await loadSubscription(tx, site.id, subscriptionId);
+      const { proformaInvoices, total } = await tx.proformaInvoices.list(site.id, {
+        subscriptionId,
+        ...filter.where,
+        direction: filter.direction,
+        offset: (filter.page - 1) * filter.perPage,
+        limit: filter.perPage,
+      });
+      return { proformaInvoices, total, page: filter.page, perPage: filter.perPage };
+    });
+  }
+
+  /** A proforma invoice of the site by uid; `not_found` otherwise. */
+  async get(subdomain: string, uid: string): Promise<ProformaInvoiceRecord> {
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => loadProforma(tx, site.id, uid));
+  }
+
+  /** Voids a draft proforma invoice, once; a reason is required. A voided one is refused (422). */
+  async void(subdomain: string, uid: string, reason: string): Promise<ProformaInvoiceRecord> {
+    const why = typeof reason === 'string' ? reason.trim() : '';
+    if (why === '') throw invalid('Reason: cannot be blank.', 'reason');
+    return runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const found = await loadProforma(ctx.tx, site.id, uid);
+      const voided =
+        found.status === 'draft' ? await ctx.tx.proformaInvoices.void(site.id, found.id, ctx.now, why) : undefined;
+      if (voided === undefined)
+        throw invalid('Proforma invoice: only a draft proforma invoice can be voided.', 'status');
+      return voided;
+    });
+  }
+
+  /**
+   * Makes and keeps a proforma invoice of what signing up with `input` would bill now (its
+   * subscription id is null; its customer id is the existing customer's, when the signup names
+   * one). Errors are the signup's.
+   */
+  async createSignup(subdomain: string, input: CreateSubscriptionInput): Promise<ProformaInvoiceRecord> {
+    const { current } = await this.#signup(subdomain, input, false);
+    return runCommand(this.#deps, async (ctx) => {
+      await loadSite(ctx.tx, subdomain);
+      return store(ctx.tx, { ...current, createdAt: ctx.now });
+    });
+  }
+
+  /** What signing up with `input` would bill now and, with `includeNext`, at its first renewal; nothing is kept. */
+  async previewSignup(
+    subdomain: string,
+    input: CreateSubscriptionInput,
+    options: SignupProformaOptions = {},
+  ): Promise<SignupProformaPreview> {
+    return this.#signup(subdomain, input, options.includeNext === true);
+  }
+
+  async #signup(
+    subdomain: string,
+    input: CreateSubscriptionInput,
+    includeNext: boolean,
+  ): Promise<SignupProformaPreview> {
+    if (input.customerId === undefined && input.customer === undefined) {
+      throw invalid(
+        'Customer: a customer_id or customer_attributes (first name, last name, email) must be given.',
+        'customer',
+      );
+    }
+    const signup: CreateSubscriptionInput =
+      input.creditCard === undefined && input.paymentProfile === undefined
+        ? { ...input, paymentProfile: STAND_IN_PAYMENT_PROFILE }
+        : input;
+    const remittance = input.paymentCollectionMethod === 'remittance' || input.paymentCollectionMethod === 'invoice';
+    const collectionMethod = remittance ? 'remittance' : 'automatic';
+    const outcome = await previewCommand(
+      this.#previewStorage,
+      (storage, gateway) => signupEngine(storage, gateway, this.#deps),
+      async (engine) => {
+        const view = await engine.subscriptions.create(subdomain, signup);
+        return engine.storage.transaction(async (tx): Promise<SignupProformaPreview> => {
+          const site = await loadSite(tx, subdomain);
+          const subscription = view.subscription;
+          // The customer exists outside the preview only when the signup named it.
+          const customerId = input.customerId === undefined ? null : subscription.customerId;
+          const now = this.#deps.clock.now();
+          const [issued] = await tx.invoices.listForSubscription(site.id, subscription.id);
+          const base = await renewalContent(tx, site, subscription, now, { live: false });
+          const current: ProformaInvoiceContent =
+            issued === undefined ? emptyContent(base, now, site.timeZone) : fromInvoice(issued, base, now);
+          const unbound = { subscriptionId: null, customerId, collectionMethod } as const;
+          return {
+            current: { ...current, ...unbound, customer: { ...current.customer, customerId } },
+            next: includeNext ? { ...base, ...unbound, customer: { ...base.customer, customerId } } : null,
+          };
+        });
+      },
+    );
+    return outcome.result;
+  }
+}
+
+/** The methods a site handle exposes (each takes the subdomain first). */
+export const PROFORMA_METHODS = ['create', 'preview', 'list', 'get', 'void', 'createSignup', 'previewSignup'] as const;
+
+/** A uid as the service spells proforma invoice uids: `pro_` and 14 lower-case base-32 characters. */
+export function proformaUid(): string {
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  let out = 'pro_';
+  for (const byte of randomBytes(14)) out += alphabet[byte % 32];
+  return out;
+}
+
+async function store(tx: StorageTransaction, content: ProformaInvoiceContent): Promise<ProformaInvoiceRecord> {
+  const number = await tx.proformaInvoices.nextNumber(content.siteId);
+  return tx.proformaInvoices.insert({
+    ...content,
+    uid: proformaUid(),
+    number,
+    status: 'draft',
+    voidedAt: null,
+    voidReason: null,
+  });
+}
+
+async function loadProforma(tx: StorageTransaction, siteId: number, uid: string): Promise<ProformaInvoiceRecord> {
+  const found = typeof uid === 'string' && uid !== '' ? await tx.proformaInvoices.findByUid(siteId, uid) : undefined;
+  if (found === undefined) throw notFound('Proforma invoice', uid);
+  return found;
+}
+
+/**
+ * The subscription's next renewal as a proforma invoice: its lines, per-line discounts and total
+ * from the billing manifest (the renewal's own assessment), its discounts per coupon from the same
+ * assessment, dated the day the renewal is due. With `live` (the default) a subscription that does
+ * not renew is refused.
+ */
+async function renewalContent(
+  tx: StorageTransaction,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  now: Date,
+  options: { readonly live?: boolean } = {},
+): Promise<ProformaInvoiceContent> {
+  if (
+    options.live !== false &&
+    (!RENEWING_STATES.includes(subscription.state) || subscription.nextAssessmentAt === null)
+  ) {
+    throw new BillingError(
+      'invalid_transition',
+      `Subscription: a proforma invoice can only be made for a live subscription; this one is ${subscription.state}.`,
+    );
+  }
+  const manifest = await nextBillingManifest(tx, site, subscription, now);
+  const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  if (version === undefined)
+    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+  const { discounts } = await assessNextPeriod({ tx, now, record: () => {} }, site, subscription, version.terms, {
+    resetMetered: false,
+  });
+  const product = await tx.catalog.findProduct(site.id, subscription.productId);
+  const family = product === undefined ? undefined : await tx.catalog.findFamily(site.id, product.familyId);
+  const lineItems = manifest.lineItems.map((item) => ({
+    title: item.memo,
+    description: item.kind,
+    quantity: '1',
+    unitPriceInCents: item.amountInCents,
+    subtotalInCents: item.amountInCents,
+    discountInCents: item.discountAmountInCents,
+    taxInCents: 0,
+    totalInCents: item.amountInCents - item.discountAmountInCents,
+    periodStart: manifest.startDate,
+    periodEnd: manifest.endDate,
+    productId: item.componentId === null ? subscription.productId : null,
+    componentId: item.componentId,
+    kind: item.kind,
+  }));
+  return {
+    siteId: site.id,
+    subscriptionId: subscription.id,
+    customerId: subscription.customerId,
+    role: 'proforma_adhoc',
+    collectionMethod: collectionMethodOf(subscription),
+    deliveryDate: localDateString(manifest.startDate, site.timeZone),
+    currency: site.currency,
+    memo: '',
+    seller: sellerOf(site),
+    customer: await customerSnapshot(tx, site.id, subscription),
+    productName: version.terms.name,
+    productFamilyName: family?.name ?? null,
+    periodStart: manifest.startDate,
+    periodEnd: manifest.endDate,
+    lineItems,
+    discounts: discounts.map((d) => ({ title: d.memo, couponCode: d.code, amountInCents: -d.amountInCents })),
+    subtotalInCents: manifest.subtotalInCents,
+    discountInCents: manifest.totalDiscountInCents,
+    taxInCents: manifest.totalTaxInCents,
+    totalInCents: manifest.totalInCents,
+    dueInCents: manifest.totalInCents,
+    createdAt: now,
+  };
+}
+
+/** The signup's invoice (issued inside the rolled-back signup) as a proforma invoice's content. */
+function fromInvoice(invoice: InvoiceRecord, base: ProformaInvoiceContent, now: Date): ProformaInvoiceContent {
+  return {
+    ...base,
+    deliveryDate: invoice.issueDate,
+    memo: invoice.memo,
+    seller: invoice.seller,
+    customer: invoice.customer,
+    productName: invoice.productName,
+    productFamilyName: invoice.productFamilyName,
+    periodStart: invoice.periodStart,
+    periodEnd: invoice.periodEnd,
+    lineItems: invoice.lineItems.map(({ transactionId: _line, ...item }) => item),
+    discounts: invoice.discounts.map((d) => ({
+      title: d.title,
+      couponCode: d.couponCode,
+      amountInCents: d.amountInCents,
+    })),
+    subtotalInCents: invoice.subtotalInCents,
+    discountInCents: invoice.discountInCents,
+    taxInCents: invoice.taxInCents,
+    totalInCents: invoice.totalInCents,
+    dueInCents: invoice.totalInCents,
+    createdAt: now,
+  };
+}
+
+/** A signup that bills nothing now (a free trial, a future start): no lines, dated today. */
+function emptyContent(base: ProformaInvoiceContent, now: Date, timeZone: string): ProformaInvoiceContent {
+  return {
+    ...base,
+    deliveryDate: localDateString(now, timeZone),
+    periodStart: null,
+    periodEnd: null,
+    lineItems: [],
+    discounts: [],
+    subtotalInCents: 0,
+    discountInCents: 0,
+    taxInCents: 0,
+    totalInCents: 0,
+    dueInCents: 0,
+    createdAt: now,
+  };
+}
+
+/** The read query of a list, checked: what cannot match as written is refused. */
+function readListQuery(query: ProformaListQuery): {
+  where: { status?: ProformaStatus; deliveryFrom?: string; deliveryTo?: string };
+  direction: 'asc' | 'desc';
+  page: number;
+  perPage: number;
+} {
+  const errors = new ValidationCollector();
+  const status = query.status;
+  if (status !== undefined && !STATUSES.includes(status)) {
+    errors.add(`Status: must be one of ${STATUSES.join(', ')}.`, 'status');
+  }
+  for (const [label, value] of [
+    ['Start date', query.startDate],
+    ['End date', query.endDate],
+  ] as const) {
+    if (value !== undefined && !isCalendarDate(value)) errors.add(`${label}: must be a date (YYYY-MM-DD).`);
+  }
+  const direction = query.direction ?? 'desc';
+  if (direction !== 'asc' && direction !== 'desc') errors.add("Direction: must be 'asc' or 'desc'.", 'direction');
+  const page = query.page ?? 1;
+  if (!Number.isSafeInteger(page) || page < 1) errors.add('Page: must be a positive integer.', 'page');
+  const perPage = query.perPage ?? DEFAULT_PER_PAGE;
+  if (!Number.isSafeInteger(perPage) || perPage < 1) errors.add('Per page: must be a positive integer.', 'per_page');
+  errors.throwIfAny();
+  return {
+    where: {
+      ...(status === undefined ? {} : { status }),
+      ...(query.startDate === undefined ? {} : { deliveryFrom: query.startDate }),
+      ...(query.endDate === undefined ? {} : { deliveryTo: query.endDate }),
+    },
+    direction,
+    page,
+    perPage: Math.min(perPage, MAX_PER_PAGE),
+  };
+}
+
+function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const parsed = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(text);
+}
+
+// The three helpers below read a document's parties as invoice issuing does (`issuing.ts`, whose
+// versions are private to posting); they hold no billing rule.
+
+/** The site as the seller on the masthead. */
+function sellerOf(site: SiteRecord): InvoiceSeller {
+  return {
+    name: site.name,
+    address: { address: null, address2: null, city: null, state: null, zip: null, country: null },
+    phone: null,
+  };
+}
+
+/** The customer and billing address as they are now: the card's billing address when there is one. */
+async function customerSnapshot(
+  tx: StorageTransaction,
+  siteId: number,
+  subscription: SubscriptionRecord,
+): Promise<ProformaCustomerSnapshot> {
+  const customer = await tx.customers.findById(siteId, subscription.customerId);
+  if (customer === undefined)
+    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing customer.`);
+  const profile =
+    subscription.paymentProfileId === null
+      ? undefined
+      : await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId);
+  const cardAddress = profile?.billingAddress;
+  const hasCardAddress = cardAddress !== undefined && Object.values(cardAddress).some((v) => v !== null && v !== '');
+  return {
+    customerId: customer.id,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    organization: customer.organization,
+    email: customer.email,
+    reference: customer.reference,
+    billingAddress: hasCardAddress ? cardAddress : customer.address,
+  };
+}
+
+/** Remittance when the subscription is collected by remittance or has no card; automatic otherwise. */
+function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' {
+  return subscription.paymentCollectionMethod === 'remittance' || subscription.paymentProfileId === null
+    ? 'remittance'
+    : 'automatic';
+}
+
+/** The part of an engine a signup proforma runs: the signup over the preview's storage and gateway. */
+function signupEngine(storage: Storage, gateway: PaymentGateway, deps: SubscriptionDeps) {
+  const listeners: ((event: BillingEvent) => void)[] = [];
+  return {
+    storage,
+    // No webhook fan-out: the signup's events are never delivered (and are rolled back anyway).
+    subscriptions: new SubscriptionService({
+      storage,
+      clock: deps.clock,
+      gateway,
+      emitter: {
+        emit(_key, event) {
+          for (const listener of listeners) listener(event);
+        },
+      },
+    }),
+    on(_key: '*', listener: (event: BillingEvent) => void) {
+      listeners.push(listener);
+      return () => {
+        listeners.splice(listeners.indexOf(listener), 1);
+      };
+    },
+  };
+}

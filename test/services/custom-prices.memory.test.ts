@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { customPricesSuite } from './custom-prices.suite.js';
+
+customPricesSuite(memoryHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { customPricesSuite } from './custom-prices.suite.js';
+
+customPricesSuite(sqliteHarness);

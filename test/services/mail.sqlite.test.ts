@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { mailSuite } from './mail.suite.js';
+
+mailSuite(sqliteHarness);

@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { prepaidSuite } from './prepaid.suite.js';
+
+prepaidSuite(memoryHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { prepaidSuite } from './prepaid.suite.js';
+
+prepaidSuite(sqliteHarness);

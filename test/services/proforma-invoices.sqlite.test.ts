@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { proformaInvoicesSuite } from './proforma-invoices.suite.js';
+
+proformaInvoicesSuite(sqliteHarness);

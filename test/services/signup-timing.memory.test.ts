@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { signupTimingSuite } from './signup-timing.suite.js';
+
+signupTimingSuite(memoryHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { signupTimingSuite } from './signup-timing.suite.js';
+
+signupTimingSuite(sqliteHarness);
