@@ -92,7 +92,14 @@ try {
       t.detail,
     ]),
   );
-  report.note(`Total time ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
+  const totalSeconds = (performance.now() - startedAt) / 1000;
+  const fullRun = !config.quick && config.sections.size === 6;
+  report.note(
+    `Total time ${totalSeconds.toFixed(1)} s` +
+      (fullRun
+        ? `: ${totalSeconds <= 15 * 60 ? 'within' : 'OVER'} the 15-minute budget of a default \`npm run bench\` (issue 18).`
+        : '.'),
+  );
 } finally {
   await cleanUp();
 }
