@@ -18,11 +18,16 @@ type ProfileFields = Partial<Omit<PaymentProfileRecord, 'id' | 'siteId'>>;
 /** Builds the customers repository of one transaction. */
 export function createCustomersRepository(context: RepositoryContext): CustomersRepository {
   const { db, encode } = context;
+  // A renewal reads its card's profile in both of its steps, often in one batched transaction
+  // (issue 18). Every write of this repository forgets it (a customer's delete takes its profiles
+  // by cascade); purge and site data clearing, which delete profiles too, clear every cache.
+  const profiles = context.caches.of<PaymentProfileRecord>('payment_profiles');
   const referenceTaken = (reference: string | null | undefined) =>
     new BillingError('conflict', `Reference ${reference ?? ''} is already taken.`, { data: { reference } });
 
   return {
     async insert(customer) {
+      profiles.clear();
       const values = {
         ...customerColumns(customer, encode),
         site_id: customer.siteId,
@@ -60,6 +65,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async updateAtVersion(siteId, id, expectedVersion, patch) {
+      profiles.clear();
       const update = () =>
         db
           .updateTable('customers')
@@ -93,6 +99,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async delete(siteId, id) {
+      profiles.clear();
       // Payment profiles go with it through their ON DELETE CASCADE reference.
       const result = await db
         .deleteFrom('customers')
@@ -103,6 +110,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async insertPaymentProfile(profile) {
+      profiles.clear();
       const values = {
         ...profileColumns(profile, encode),
         site_id: profile.siteId,
@@ -112,13 +120,15 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async findPaymentProfile(siteId, id) {
-      const row = await db
-        .selectFrom('payment_profiles')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && decodeProfile(row);
+      return profiles.get(`${siteId}:${id}`, async () => {
+        const row = await db
+          .selectFrom('payment_profiles')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return row && decodeProfile(row);
+      });
     },
 
     async listPaymentProfiles(siteId, filter, page) {
@@ -135,6 +145,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async deletePaymentProfile(siteId, id) {
+      profiles.clear();
       // The subscriptions' foreign key refuses the delete of a profile in use.
       const result = await withConstraintConflict(
         context,
@@ -146,6 +157,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async updatePaymentProfile(siteId, id, patch) {
+      profiles.clear();
       const set = profileColumns(patch, encode);
       const row =
         Object.keys(set).length === 0

@@ -59,6 +59,8 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
     },
 
     async purgeSubscription(siteId, subscriptionId, options) {
+      // Rows other repositories cache for the transaction (a payment profile) go here too.
+      ctx.caches.clearAll();
       const subscription = await db
         .selectFrom('subscriptions')
         .select(['customer_id'])

@@ -6,7 +6,7 @@ import { clearProformaData } from './proforma-invoices.js';
 import type { RepositoryContext } from './repository-context.js';
 
 /** Builds the site-data repository of one transaction. */
-export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRepository {
+export function createSiteDataRepository({ db, caches }: RepositoryContext): SiteDataRepository {
   return {
     async counts(siteId) {
       const [customers, subscriptions, transactions] = await Promise.all([
@@ -34,6 +34,8 @@ export function createSiteDataRepository({ db }: RepositoryContext): SiteDataRep
     },
 
     async clear(siteId, _scope) {
+      // Rows other repositories cache for the transaction (a payment profile) go here too.
+      caches.clearAll();
       // Both scopes remove the same tables today (as in the memory adapter): `all` will also cover
       // records that belong to no customer once such tables exist. Children go before parents
       // because the references between tenant tables do not cascade.

@@ -255,6 +255,41 @@ export function customerCases({ api, storage }: SectionContext): void {
       );
     });
 
+    it('within one transaction: profile answers are copies and every write, delete and clear is seen by the next read', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('cus-pp-tx')));
+      const customer = await storage().transaction((tx) => tx.customers.insert(customerFixture(site.id)));
+      const profile = await storage().transaction((tx) =>
+        tx.customers.insertPaymentProfile(paymentProfileFixture(customer)),
+      );
+      await storage().transaction(async (tx) => {
+        const first = await tx.customers.findPaymentProfile(site.id, profile.id);
+        assert.ok(first);
+        (first as { lastFour: string }).lastFour = '9999';
+        (first.billingAddress as { city: string | null }).city = 'Mutated';
+        assert.deepEqual(await tx.customers.findPaymentProfile(site.id, profile.id), profile, 'a copy each time');
+        await tx.customers.updatePaymentProfile(site.id, profile.id, { lastFour: '4321' });
+        assert.equal((await tx.customers.findPaymentProfile(site.id, profile.id))?.lastFour, '4321');
+        assert.equal(await tx.customers.findPaymentProfile(site.id, profile.id + 1_000), undefined);
+        const second = await tx.customers.insertPaymentProfile(paymentProfileFixture(customer));
+        assert.deepEqual(await tx.customers.findPaymentProfile(site.id, second.id), second);
+        assert.equal(await tx.customers.deletePaymentProfile(site.id, second.id), true);
+        assert.equal(await tx.customers.findPaymentProfile(site.id, second.id), undefined);
+        assert.equal(await tx.customers.delete(site.id, customer.id), true);
+        assert.equal(
+          await tx.customers.findPaymentProfile(site.id, profile.id),
+          undefined,
+          "a customer's delete takes its profiles",
+        );
+      });
+      const other = await storage().transaction((tx) => tx.customers.insert(customerFixture(site.id)));
+      const kept = await storage().transaction((tx) => tx.customers.insertPaymentProfile(paymentProfileFixture(other)));
+      await storage().transaction(async (tx) => {
+        assert.ok(await tx.customers.findPaymentProfile(site.id, kept.id));
+        await tx.siteData.clear(site.id, 'all');
+        assert.equal(await tx.customers.findPaymentProfile(site.id, kept.id), undefined, 'cleared with the site data');
+      });
+    });
+
     it('lists payment profiles by customer in id order, one page at a time, within the site', async () => {
       const { site, customer } = await seedBillingSite(storage(), 'pp-list');
       const other = await seedBillingSite(storage(), 'pp-list-other');

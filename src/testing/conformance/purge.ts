@@ -285,6 +285,16 @@ export function purgeCases({ api, storage }: SectionContext): void {
       });
     });
 
+    it('a purge within a transaction is seen by the reads after it', async () => {
+      const data = await populate(storage(), 'pg-in-tx');
+      const siteId = data.seed.site.id;
+      await storage().transaction(async (tx) => {
+        assert.deepEqual(await tx.customers.findPaymentProfile(siteId, data.a.profile.id), data.a.profile);
+        await tx.purge.purgeSubscription(siteId, data.a.subscription.id, { customer: false, paymentProfiles: true });
+        assert.equal(await tx.customers.findPaymentProfile(siteId, data.a.profile.id), undefined);
+      });
+    });
+
     it('lists the open payment attempts a purge would remove', async () => {
       const data = await populate(storage(), 'pg-open');
       const siteId = data.seed.site.id;
