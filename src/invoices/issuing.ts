@@ -462,14 +462,15 @@ class InvoiceBook {
   /** Writes the changed invoices and their events. */
   async save(): Promise<void> {
     for (const uid of this.#changed) await this.tx.invoices.update(this.#known.get(uid)!);
-    for (const event of this.#events) {
-      await this.tx.invoices.appendEvent(this.siteId, {
+    await this.tx.invoices.appendEvents(
+      this.siteId,
+      this.#events.map((event) => ({
         invoiceUid: event.uid,
         eventType: event.type,
         data: event.data,
         createdAt: this.now,
-      });
-    }
+      })),
+    );
     this.#changed.clear();
     this.#events.length = 0;
   }

@@ -86,6 +86,8 @@ export interface InvoicesRepository {
   ): Promise<{ creditNotes: CreditNoteRecord[]; total: number }>;
   /** Appends an event to an invoice's history. */
   appendEvent(siteId: number, event: NewInvoiceEvent): Promise<InvoiceEventRecord>;
+  /** Appends events, in order (one statement on SQL: a post saves several at once, issue 18). */
+  appendEvents(siteId: number, events: readonly NewInvoiceEvent[]): Promise<InvoiceEventRecord[]>;
   /** An invoice's events, oldest first. */
   listEvents(siteId: number, invoiceUid: string): Promise<InvoiceEventRecord[]>;
 }

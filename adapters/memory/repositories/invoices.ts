@@ -112,6 +112,11 @@ export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRe
       const row = state.invoiceEvents.insert(journal, { ...event, siteId, id: state.invoiceEvents.nextId() });
       return withoutSite(row);
     },
+    async appendEvents(siteId, events) {
+      return events.map((event) =>
+        withoutSite(state.invoiceEvents.insert(journal, { ...event, siteId, id: state.invoiceEvents.nextId() })),
+      );
+    },
     async listEvents(siteId, invoiceUid) {
       return state.invoiceEvents
         .filter((e) => e.siteId === siteId && e.invoiceUid === invoiceUid)

@@ -9,6 +9,7 @@ import {
   type InvoiceEventRecord,
   type InvoiceRecord,
   type InvoicesRepository,
+  type NewInvoiceEvent,
 } from 'billing-engine';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject } from '../codecs.js';
@@ -47,6 +48,17 @@ function withoutKeys(record: object, keys: readonly string[]): Record<string, un
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!keys.includes(key)) out[key] = value;
   return out;
+}
+
+/** The row of an invoice event. */
+function eventColumns(siteId: number, event: NewInvoiceEvent, encode: RepositoryContext['encode']) {
+  return {
+    site_id: siteId,
+    invoice_uid: event.invoiceUid,
+    event_type: event.eventType,
+    data: encode.json(event.data),
+    created_at: encode.instant(event.createdAt),
+  };
 }
 
 /** Builds the invoices repository of one transaction. */
@@ -233,16 +245,22 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
     async appendEvent(siteId, event) {
       const row = await db
         .insertInto('invoice_events')
-        .values({
-          site_id: siteId,
-          invoice_uid: event.invoiceUid,
-          event_type: event.eventType,
-          data: encode.json(event.data),
-          created_at: encode.instant(event.createdAt),
-        })
+        .values(eventColumns(siteId, event, encode))
         .returningAll()
         .executeTakeFirstOrThrow();
       return decodeEvent(row);
+    },
+
+    async appendEvents(siteId, events) {
+      if (events.length === 0) return [];
+      const rows = await db
+        .insertInto('invoice_events')
+        .values(events.map((event) => eventColumns(siteId, event, encode)))
+        .returningAll()
+        .execute();
+      // Ids are handed out in row order, but RETURNING promises no order: sorted, the answer
+      // is in the order given.
+      return rows.map(decodeEvent).sort((a, b) => a.id - b.id);
     },
 
     async listEvents(siteId, invoiceUid) {

@@ -394,5 +394,42 @@ export function invoiceCases({ api, storage, itWith }: SectionContext): void {
         assert.deepEqual(await tx.invoices.listEvents(other.site.id, invoice.uid), []);
       });
     });
+
+    it('appends several events at once, in the order given, after the earlier ones; none for an empty list', async () => {
+      const seed = await seedBillingSite(storage(), 'inv-events-many');
+      const invoice = await storage().transaction((tx) => tx.invoices.insert(invoiceFixture(seed.site.id, 1)));
+      const first = await storage().transaction((tx) =>
+        tx.invoices.appendEvent(seed.site.id, {
+          invoiceUid: invoice.uid,
+          eventType: 'issue_invoice',
+          data: {},
+          createdAt: at(T0, 1),
+        }),
+      );
+      const given = (['apply_payment', 'change_invoice_status', 'apply_payment'] as const).map((eventType, i) => ({
+        invoiceUid: invoice.uid,
+        eventType,
+        data: { n: i, nested: { memo: `line ${i}` } },
+        createdAt: at(T0, 2 + i),
+      }));
+      const appended = await storage().transaction((tx) => tx.invoices.appendEvents(seed.site.id, given));
+      assert.deepEqual(
+        appended.map(({ id: _id, ...fields }) => fields),
+        given,
+      );
+      assert.ok(appended.every((e, i) => e.id > (i === 0 ? first.id : appended[i - 1]!.id)));
+      assert.deepEqual(await storage().transaction((tx) => tx.invoices.appendEvents(seed.site.id, [])), []);
+      await assert.rejects(
+        storage().transaction(async (tx) => {
+          await tx.invoices.appendEvents(seed.site.id, given.slice(0, 1));
+          throw new Abort();
+        }),
+        Abort,
+      );
+      assert.deepEqual(
+        await storage().transaction((tx) => tx.invoices.listEvents(seed.site.id, invoice.uid)),
+        [first, ...appended],
+      );
+    });
   });
 }
