@@ -337,6 +337,13 @@ export function invoiceCases({ api, storage, itWith }: SectionContext): void {
           await numbers({ ...base, instants: { field: 'created_at', from: at(T0, 2000), until: at(T0, 4000) } }),
           { numbers: [2, 3], total: 2 },
         );
+        // The total is the whole match whatever page is asked: a full page, the partial last
+        // one, one past the end, and a page exactly as long as what is left.
+        assert.deepEqual(await numbers({ ...base, limit: 2 }), { numbers: [1, 2], total: 5 });
+        assert.deepEqual(await numbers({ ...base, offset: 4, limit: 2 }), { numbers: [5], total: 5 });
+        assert.deepEqual(await numbers({ ...base, offset: 7, limit: 2 }), { numbers: [], total: 5 });
+        assert.deepEqual(await numbers({ ...base, offset: 3, limit: 2 }), { numbers: [4, 5], total: 5 });
+        assert.deepEqual(await numbers({ ...base, status: 'paid', offset: 0, limit: 0 }), { numbers: [], total: 2 });
       });
     });
 
