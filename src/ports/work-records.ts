@@ -111,6 +111,11 @@ export interface DueWorkRepository {
    * returns the new row, or undefined when the key existed.
    */
   schedule(work: NewDueWork): Promise<DueWorkRecord | undefined>;
+  /**
+   * Schedules each of `works` as {@link schedule} does (a taken key is skipped), in one statement
+   * on SQL: a renewal schedules the next period and its notice together (issue 18).
+   */
+  scheduleAll(works: readonly NewDueWork[]): Promise<void>;
   /** The row with this unique key, or undefined. */
   findByKey(siteId: number, uniqueKey: string): Promise<DueWorkRecord | undefined>;
   /** Pending or claimed rows about one subject, by due time. */

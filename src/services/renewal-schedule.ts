@@ -1,6 +1,7 @@
 import { daysInMonth, fromWallClock, toWallClock } from '../domain/time/index.js';
 import {
   type DueWorkKind,
+  type NewDueWork,
   type SiteRecord,
   type StorageTransaction,
   SUBSCRIPTION_WORK_KINDS,
@@ -34,17 +35,19 @@ export async function scheduleRenewalAt(
 ): Promise<void> {
   const next = subscription.periodIndex + 1;
   const suffix = `${next}@${dueAt.getTime()}/v${subscription.version}`;
-  await ctx.tx.dueWork.schedule({
-    siteId: subscription.siteId,
-    kind: 'renewal',
-    subjectId: subscription.id,
-    dueAt,
-    uniqueKey: `renewal:${subscription.id}:${suffix}`,
-    payload: { periodIndex: next },
-  });
+  const works: NewDueWork[] = [
+    {
+      siteId: subscription.siteId,
+      kind: 'renewal',
+      subjectId: subscription.id,
+      dueAt,
+      uniqueKey: `renewal:${subscription.id}:${suffix}`,
+      payload: { periodIndex: next },
+    },
+  ];
   const noticeAt = new Date(dueAt.getTime() - NOTICE_LEAD_MS);
   if (noticeAt.getTime() > ctx.now.getTime()) {
-    await ctx.tx.dueWork.schedule({
+    works.push({
       siteId: subscription.siteId,
       kind: 'notice',
       subjectId: subscription.id,
@@ -53,6 +56,7 @@ export async function scheduleRenewalAt(
       payload: { periodIndex: next, renewalAt: dueAt.toISOString(), trial: subscription.state === 'trialing' },
     });
   }
+  await ctx.tx.dueWork.scheduleAll(works);
 }
 
 /**

@@ -30,6 +30,9 @@ export function memoryDueWork(state: MemoryState, journal: Journal): DueWorkRepo
         updatedAt: work.dueAt,
       });
     },
+    async scheduleAll(works) {
+      for (const work of works) await this.schedule(work);
+    },
     async findByKey(siteId, uniqueKey) {
       return state.dueWork.findIndexed(
         state.dueWorkByKey,

@@ -10,6 +10,7 @@ import {
   type DueWorkKind,
   type DueWorkRecord,
   type DueWorkRepository,
+  type NewDueWork,
   SUBSCRIPTION_WORK_KINDS,
 } from 'billing-engine';
 import { type Selectable, sql } from 'kysely';
@@ -29,31 +30,24 @@ const OPEN = sql<boolean>`status in ('pending', 'claimed')`;
 export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext): DueWorkRepository {
   return {
     async schedule(work) {
-      // NewDueWork carries no "now", and storage must not read the wall clock (the engine runs on
-      // a manual clock in tests): like the memory adapter, the row is stamped with its due time.
-      const stamp = encode.instant(work.dueAt);
       const row = await db
         .insertInto('due_work')
-        .values({
-          site_id: work.siteId,
-          kind: work.kind,
-          subject_id: work.subjectId,
-          due_at: encode.instant(work.dueAt),
-          unique_key: work.uniqueKey,
-          payload: encode.json(work.payload ?? {}),
-          status: 'pending',
-          claimed_by: null,
-          lease_until: null,
-          attempts: 0,
-          created_at: stamp,
-          updated_at: stamp,
-        })
+        .values(newDueWorkRow(work, encode))
         // The unique (site_id, unique_key) index makes a second schedule of one key a no-op even
         // when two workers race: the loser's insert waits for the winner's row and then does nothing.
         .onConflict((oc) => oc.columns(['site_id', 'unique_key']).doNothing())
         .returningAll()
         .executeTakeFirst();
       return row && decodeDueWork(row);
+    },
+
+    async scheduleAll(works) {
+      if (works.length === 0) return;
+      await db
+        .insertInto('due_work')
+        .values(works.map((work) => newDueWorkRow(work, encode)))
+        .onConflict((oc) => oc.columns(['site_id', 'unique_key']).doNothing())
+        .execute();
     },
 
     async findByKey(siteId, uniqueKey) {
@@ -271,4 +265,25 @@ function decodeStatus(status: string): DueWorkRecord['status'] {
     default:
       throw new BillingError('storage', `Unknown due-work status ${status}.`);
   }
+}
+
+/** The row of new due work. */
+function newDueWorkRow(work: NewDueWork, encode: RepositoryContext['encode']) {
+  // NewDueWork carries no "now", and storage must not read the wall clock (the engine runs on a
+  // manual clock in tests): like the memory adapter, the row is stamped with its due time.
+  const stamp = encode.instant(work.dueAt);
+  return {
+    site_id: work.siteId,
+    kind: work.kind,
+    subject_id: work.subjectId,
+    due_at: stamp,
+    unique_key: work.uniqueKey,
+    payload: encode.json(work.payload ?? {}),
+    status: 'pending' as const,
+    claimed_by: null,
+    lease_until: null,
+    attempts: 0,
+    created_at: stamp,
+    updated_at: stamp,
+  };
 }

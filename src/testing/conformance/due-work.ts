@@ -69,6 +69,44 @@ export function dueWorkCases({ api, storage }: SectionContext): void {
       assert.equal(found?.status, 'done');
     });
 
+    it('schedules several rows at once, skipping taken keys, as schedule does one by one', async () => {
+      const site = await storage().transaction((tx) => tx.sites.insert(newSiteFixture('due-many')));
+      const work = (key: string, minutes: number, payload: Record<string, unknown> = {}) => ({
+        siteId: site.id,
+        kind: 'renewal' as const,
+        subjectId: 7,
+        dueAt: at(T0, minutes * MINUTE),
+        uniqueKey: key,
+        payload,
+      });
+      const taken = await storage().transaction((tx) => tx.dueWork.schedule(work('many:taken', 1, { first: true })));
+      await storage().transaction((tx) =>
+        tx.dueWork.scheduleAll([
+          work('many:a', 3, { n: 1 }),
+          work('many:taken', 2, { first: false }),
+          { ...work('many:b', 4), kind: 'notice' },
+        ]),
+      );
+      await storage().transaction(async (tx) => {
+        assert.deepEqual(await tx.dueWork.findByKey(site.id, 'many:taken'), taken, 'a taken key keeps its row');
+        const a = await tx.dueWork.findByKey(site.id, 'many:a');
+        assert.equal(a?.status, 'pending');
+        assert.deepEqual(a?.payload, { n: 1 });
+        assert.equal(a?.dueAt.getTime(), at(T0, 3 * MINUTE).getTime());
+        assert.equal((await tx.dueWork.findByKey(site.id, 'many:b'))?.kind, 'notice');
+        await tx.dueWork.scheduleAll([]);
+        assert.equal((await tx.dueWork.pendingFor(site.id, 7)).length, 3, 'an empty list schedules nothing');
+      });
+      await assert.rejects(
+        storage().transaction(async (tx) => {
+          await tx.dueWork.scheduleAll([work('many:rolled-back', 5)]);
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
+      assert.equal(await storage().transaction((tx) => tx.dueWork.findByKey(site.id, 'many:rolled-back')), undefined);
+    });
+
     it('claims due rows in due order, within the limit and the filters', async () => {
       const site = await siteWithWork(storage(), 'due-order');
       const claimAll = (owner: string, limit: number, extra = {}) =>
