@@ -477,7 +477,7 @@ class InvoiceBook {
 }
 
 /** The seller as the site shows itself; sites keep no postal address yet, so it is empty. */
-function sellerOf(site: SiteRecord): InvoiceSeller {
+export function sellerOf(site: SiteRecord): InvoiceSeller {
   return {
     name: site.name,
     address: { address: null, address2: null, city: null, state: null, zip: null, country: null },
@@ -490,12 +490,24 @@ async function customerSnapshot(
   scope: PostScope,
   subscription: SubscriptionRecord,
 ): Promise<{ customer: CustomerRecord; snapshot: InvoiceCustomerSnapshot }> {
-  const customer = await scope.tx.customers.findById(scope.siteId, subscription.customerId);
+  return customerSnapshotOf(scope.tx, scope.siteId, subscription);
+}
+
+/**
+ * The customer and billing address of a subscription's document as they are now: the card's
+ * billing address when there is one (invoices, and the proforma invoices that show them ahead).
+ */
+export async function customerSnapshotOf(
+  tx: StorageTransaction,
+  siteId: number,
+  subscription: SubscriptionRecord,
+): Promise<{ customer: CustomerRecord; snapshot: InvoiceCustomerSnapshot }> {
+  const customer = await tx.customers.findById(siteId, subscription.customerId);
   if (customer === undefined) throw new Error(`Customer ${subscription.customerId} vanished while posting.`);
   const profile =
     subscription.paymentProfileId === null
       ? undefined
-      : await scope.tx.customers.findPaymentProfile(scope.siteId, subscription.paymentProfileId);
+      : await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId);
   const cardAddress = profile?.billingAddress;
   const hasCardAddress = cardAddress !== undefined && Object.values(cardAddress).some((v) => v !== null && v !== '');
   return {
@@ -517,7 +529,7 @@ async function customerSnapshot(
  * paid from its prepayment balance); remittance when it is collected by remittance (the engine never
  * charges it) or has no card to charge; automatic otherwise.
  */
-function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' | 'prepaid' {
+export function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' | 'prepaid' {
   if (isPrepaid(subscription)) return 'prepaid';
   return subscription.paymentCollectionMethod === 'remittance' || subscription.paymentProfileId === null
     ? 'remittance'

@@ -66,7 +66,7 @@ export interface ProformaInvoiceContent {
   readonly subscriptionId: number | null;
   readonly customerId: number | null;
   readonly role: ProformaRole;
-  readonly collectionMethod: 'automatic' | 'remittance';
+  readonly collectionMethod: 'automatic' | 'remittance' | 'prepaid';
   /** `YYYY-MM-DD` in the site zone: the day the billing it shows would happen. */
   readonly deliveryDate: string;
   readonly currency: string;

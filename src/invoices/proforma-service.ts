@@ -28,9 +28,9 @@ import {
   type SubscriptionDeps,
   SubscriptionService,
 } from '../services/subscription-service.js';
-import type { InvoiceRecord, InvoiceSeller } from './model.js';
+import { collectionMethodOf, customerSnapshotOf, sellerOf } from './issuing.js';
+import type { InvoiceRecord } from './model.js';
 import type {
-  ProformaCustomerSnapshot,
   ProformaInvoiceContent,
   ProformaInvoiceRecord,
   ProformaListQuery,
@@ -308,7 +308,7 @@ async function renewalContent(
     currency: site.currency,
     memo: '',
     seller: sellerOf(site),
-    customer: await customerSnapshot(tx, site.id, subscription),
+    customer: (await customerSnapshotOf(tx, site.id, subscription)).snapshot,
     productName: version.terms.name,
     productFamilyName: family?.name ?? null,
     periodStart: manifest.startDate,
@@ -410,51 +410,6 @@ function isCalendarDate(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const parsed = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(text);
-}
-
-// The three helpers below read a document's parties as invoice issuing does (`issuing.ts`, whose
-// versions are private to posting); they hold no billing rule.
-
-/** The site as the seller on the masthead. */
-function sellerOf(site: SiteRecord): InvoiceSeller {
-  return {
-    name: site.name,
-    address: { address: null, address2: null, city: null, state: null, zip: null, country: null },
-    phone: null,
-  };
-}
-
-/** The customer and billing address as they are now: the card's billing address when there is one. */
-async function customerSnapshot(
-  tx: StorageTransaction,
-  siteId: number,
-  subscription: SubscriptionRecord,
-): Promise<ProformaCustomerSnapshot> {
-  const customer = await tx.customers.findById(siteId, subscription.customerId);
-  if (customer === undefined)
-    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing customer.`);
-  const profile =
-    subscription.paymentProfileId === null
-      ? undefined
-      : await tx.customers.findPaymentProfile(siteId, subscription.paymentProfileId);
-  const cardAddress = profile?.billingAddress;
-  const hasCardAddress = cardAddress !== undefined && Object.values(cardAddress).some((v) => v !== null && v !== '');
-  return {
-    customerId: customer.id,
-    firstName: customer.firstName,
-    lastName: customer.lastName,
-    organization: customer.organization,
-    email: customer.email,
-    reference: customer.reference,
-    billingAddress: hasCardAddress ? cardAddress : customer.address,
-  };
-}
-
-/** Remittance when the subscription is collected by remittance or has no card; automatic otherwise. */
-function collectionMethodOf(subscription: SubscriptionRecord): 'automatic' | 'remittance' {
-  return subscription.paymentCollectionMethod === 'remittance' || subscription.paymentProfileId === null
-    ? 'remittance'
-    : 'automatic';
 }
 
 /** The part of an engine a signup proforma runs: the signup over the preview's storage and gateway. */

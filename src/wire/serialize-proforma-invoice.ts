@@ -94,7 +94,7 @@ export interface ProformaInvoiceJson {
   readonly created_at?: string;
   readonly delivery_date: string;
   readonly status: 'draft' | 'voided';
-  readonly collection_method: 'automatic' | 'remittance';
+  readonly collection_method: 'automatic' | 'remittance' | 'prepaid';
   readonly payment_instructions: string;
   readonly currency: string;
   readonly consolidation_level: 'none';
