@@ -26,6 +26,7 @@ import { type DeliverMailOptions, type MailDeliverySummary, MailService } from '
 import { METAFIELD_METHODS, MetafieldService } from './services/metafield-service.js';
 import { MIGRATION_METHODS, MigrationService } from './services/migration-service.js';
 import { NoteService } from './services/note-service.js';
+import { OFFER_METHODS, OfferService } from './services/offer-service.js';
 import { PAYMENT_PROFILE_METHODS, PaymentProfileService } from './services/payment-profile-service.js';
 import { PORTAL_ACCESS_METHODS, PortalAccessService } from './services/portal-access-service.js';
 import { isPrepaidReplenishment, PREPAID_METHODS, PrepaidService } from './services/prepaid-service.js';
@@ -125,6 +126,8 @@ export interface SiteHandle {
   readonly pricePoints: Bound<PricePointService, (typeof PRICE_POINT_METHODS)[number]>;
   /** Churn reason codes. */
   readonly reasonCodes: Bound<ReasonCodeService, (typeof REASON_CODE_METHODS)[number]>;
+  /** Offers: a product, components and coupons packaged for signups (`offer_id`). */
+  readonly offers: Bound<OfferService, (typeof OFFER_METHODS)[number]>;
   /** Prepayments, service credits and account balances of subscriptions. */
   readonly accounts: Bound<AccountService, (typeof ACCOUNT_METHODS)[number]>;
   /** Prepaid subscriptions' configurations (their balances are the prepayment account's). */
@@ -262,6 +265,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
   const paymentProfiles = new PaymentProfileService(deps);
   const pricePoints = new PricePointService(deps);
   const reasonCodes = new ReasonCodeService(deps);
+  const offers = new OfferService(deps);
   const accounts = new AccountService(deps);
   const prepaid = new PrepaidService(deps);
   const exportService = new ExportService(deps);
@@ -324,6 +328,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
       },
       pricePoints: bind(pricePoints, subdomain, PRICE_POINT_METHODS),
       reasonCodes: bind(reasonCodes, subdomain, REASON_CODE_METHODS),
+      offers: bind(offers, subdomain, OFFER_METHODS),
       accounts: bind(accounts, subdomain, ACCOUNT_METHODS),
       prepaid: bind(prepaid, subdomain, PREPAID_METHODS),
       exports: bind(exportService, subdomain, EXPORT_METHODS),

@@ -32,6 +32,7 @@ import { AccountTables } from './extra-tables/accounts.js';
 import { PricePointTables } from './extra-tables/price-points.js';
 import { SiteExtraTables } from './extra-tables/site-extras.js';
 import { type Journal, MemoryTable } from './memory-table.js';
+import { OfferTables } from './repositories/offers.js';
 import { PortalAccessTables } from './repositories/portal-access.js';
 import { ProformaTables } from './repositories/proforma-invoices.js';
 
@@ -154,6 +155,7 @@ export class MemoryState {
   readonly accountTables = new AccountTables();
   readonly portalAccessTables = new PortalAccessTables();
   readonly proformaTables = new ProformaTables();
+  readonly offerTables = new OfferTables();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -178,6 +180,7 @@ export class MemoryState {
       ...this.pricePointTables.siteOwned(),
       ...this.siteExtraTables.siteOwned(),
       ...this.accountTables.siteOwned(),
+      ...this.offerTables.siteOwned(),
       ...this.customerTables(),
     ];
   }

@@ -14,6 +14,7 @@ import { memoryInvoices } from './repositories/invoices.js';
 import { memoryLedger } from './repositories/ledger.js';
 import { memoryMetafields } from './repositories/metafields.js';
 import { memoryNotes } from './repositories/notes.js';
+import { memoryOffers } from './repositories/offers.js';
 import { memoryOutbox } from './repositories/outbox.js';
 import { memoryPayments } from './repositories/payments.js';
 import { memoryPortalAccess } from './repositories/portal-access.js';
@@ -133,6 +134,9 @@ class MemoryTransaction implements StorageTransaction {
   }
   get portalAccess() {
     return this.repository('portalAccess', memoryPortalAccess);
+  }
+  get offers() {
+    return this.repository('offers', memoryOffers);
   }
   get purge() {
     return this.repository('purge', memoryPurge);

@@ -6,6 +6,7 @@
  */
 import type { ColumnType, Generated } from 'kysely';
 import type { AccountTables } from './schema-accounts.js';
+import type { OfferTables } from './schema-offers.js';
 import type { PortalAccessTables } from './schema-portal-access.js';
 import type { PricePointTables } from './schema-price-points.js';
 import type { SiteExtraTables } from './schema-site-extras.js';
@@ -118,7 +119,7 @@ export interface BillingMigrationsTable {
 
 /** Every table, for `Kysely<Database>`. A new repository adds its table here and in a migration. */
 /** Every table; the feature files under `schema-*.ts` add theirs. */
-export interface Database extends PricePointTables, SiteExtraTables, AccountTables, PortalAccessTables {
+export interface Database extends PricePointTables, SiteExtraTables, AccountTables, PortalAccessTables, OfferTables {
   sites: SitesTable;
   api_keys: ApiKeysTable;
   direct_credentials: DirectCredentialsTable;

@@ -28,6 +28,7 @@ import { createInvoicesRepository } from './repositories/invoices.js';
 import { createLedgerRepository } from './repositories/ledger.js';
 import { createMetafieldsRepository } from './repositories/metafields.js';
 import { createNotesRepository } from './repositories/notes.js';
+import { createOffersRepository } from './repositories/offers.js';
 import { createOutboxRepository } from './repositories/outbox.js';
 import { createPaymentAttemptsRepository } from './repositories/payments.js';
 import { createPortalAccessRepository } from './repositories/portal-access.js';
@@ -75,6 +76,7 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   reports: createReportsRepository,
   purge: createPurgeRepository,
   portalAccess: createPortalAccessRepository,
+  offers: createOffersRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

@@ -912,7 +912,9 @@ function signupInput(
 
   const components = readComponents(errors);
   if (components !== undefined && components.length > 0) input.components = components;
-  if (given(signup.offer_id)) errors.add('Offer: is not supported by this server yet.', 'offer_id');
+  // An offer (`signup[offer_id]`: its id, or `handle:<handle>`) stands for a product, components and coupons.
+  const offerId = text(signup.offer_id, 'Offer id', 'offer_id', errors)?.trim();
+  if (offerId !== undefined && offerId !== '') input.offerId = /^\d+$/.test(offerId) ? Number(offerId) : offerId;
   errors.throwIfAny();
   return input;
 }

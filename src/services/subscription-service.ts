@@ -58,6 +58,7 @@ import {
 } from './customer-service.js';
 import { delayedSignupAnchor, scheduleDelayedSignup, scheduleExpiration } from './delayed-signup-schedule.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
+import { offerSignupInput } from './offer-service.js';
 import {
   chargeOrLookUp,
   claimOpenCollection,
@@ -191,6 +192,11 @@ export interface CreateSubscriptionInput {
   readonly paymentCollectionMethod?: string;
   /** Required with `prepaid` (and only then): the initial funding and the auto-replenishment terms. */
   readonly prepaidConfiguration?: PrepaidConfigurationInput;
+  /**
+   * An offer (`offer_id`: its id, or `handle:<handle>`) instead of the product fields: the signup
+   * takes its product and price point, components and coupons (see `offerSignupInput`).
+   */
+  readonly offerId?: number | string;
 }
 
 /**
@@ -776,10 +782,12 @@ export class SubscriptionService {
   async #plan(
     tx: StorageTransaction,
     subdomain: string,
-    input: CreateSubscriptionInput,
+    given: CreateSubscriptionInput,
     hasCard: boolean,
   ): Promise<SignupPlan> {
     const site = await loadSite(tx, subdomain);
+    // An offer stands for the product, components and coupons it packages.
+    const input = await offerSignupInput(tx, site.id, given);
     const errors = new ValidationCollector();
     let product: ProductView | undefined;
     if (input.productId !== undefined) {

@@ -19,14 +19,13 @@ import {
 /**
  * Fields the engine cannot honour yet. They are refused (422) rather than ignored: dropping any of
  * them silently would bill the customer something other than what was asked, or at another time
- * (calendar billing, a prepaid plan, an imported period's start, an offer or a group's
- * consolidated billing).
+ * (calendar billing, a prepaid plan, an imported period's start or a group's consolidated
+ * billing).
  */
 const UNSUPPORTED_SIGNUP_FIELDS = [
   'calendar_billing',
   'calendar_billing_first_charge',
   'previous_billing_at',
-  'offer_id',
   'group',
 ] as const;
 
@@ -114,8 +113,9 @@ export function isGiven(value: unknown): boolean {
  * `customer_reference` or `customer_attributes`, `credit_card_attributes` or `payment_profile_id`
  * (an existing profile of the customer), `next_billing_at`, `initial_billing_at` (a delayed
  * signup), `expires_at`, `coupon_code` and
- * `coupon_codes[]`, `reference` (the merchant's own id), `metafields` (an object of field name to value), `snap_day` (1-28 or `end`)
- * and `components[]` (see {@link signupComponentFields}). Unknown keys are ignored.
+ * `coupon_codes[]`, `reference` (the merchant's own id), `metafields` (an object of field name to value), `snap_day` (1-28 or `end`),
+ * `components[]` (see {@link signupComponentFields}) and `offer_id` (an offer instead of the product,
+ * by id or `handle:<handle>`). Unknown keys are ignored.
  */
 export const createSubscriptionFields = z
   .object(
@@ -147,7 +147,8 @@ export const createSubscriptionFields = z
       calendar_billing_first_charge: z.unknown().optional(),
       prepaid_configuration: prepaidConfigurationFields.nullish(),
       previous_billing_at: z.unknown().optional(),
-      offer_id: z.unknown().optional(),
+      // An offer instead of the product fields: its id, or `handle:<handle>`.
+      offer_id: wireIdOrHandle.nullish(),
       group: z.unknown().optional(),
     },
     { error: 'must be an object.' },
@@ -188,6 +189,7 @@ export const createSubscriptionFields = z
         ? {}
         : { paymentCollectionMethod: s.payment_collection_method }),
       ...(s.prepaid_configuration == null ? {} : { prepaidConfiguration: s.prepaid_configuration }),
+      ...(s.offer_id == null ? {} : { offerId: s.offer_id }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),
       ...(s.metafields == null || Object.keys(s.metafields).length === 0 ? {} : { metafields: s.metafields }),

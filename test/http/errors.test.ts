@@ -188,13 +188,13 @@ describe('HTTP errors', () => {
         subscription: {
           ...body.subscription,
           coupon_code: 'SAVE10',
-          offer_id: 1,
+          calendar_billing: { snap_day: 1 },
         },
       },
     });
     expect(reply.status).toBe(422);
-    // The coupon code is honoured now; the offer beside it is still refused, before any lookup.
-    expect(reply.json()).toEqual({ errors: ['Offer id: is not supported by this server yet.'] });
+    // The coupon code is honoured now; the calendar billing beside it is still refused, before any lookup.
+    expect(reply.json()).toEqual({ errors: ['Calendar billing: is not supported by this server yet.'] });
   });
 
   it('422: a duplicate handle', async () => {

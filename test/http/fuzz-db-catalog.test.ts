@@ -18,6 +18,7 @@ const FAMILIES: readonly (readonly [family: string, seed: number, runs: number])
   ['webhooks', 5206, 50],
   ['pricePoints', 5207, 50],
   ['reasonCodes', 5208, 50],
+  ['offers', 5209, 50],
 ];
 
 describe('fuzz: malformed catalog-side requests never 5xx and change nothing when refused', () => {

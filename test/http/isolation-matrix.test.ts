@@ -325,6 +325,14 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
     custom("B's product id", 'POST /subscriptions.json', REFUSED, (b, a) => ({
       body: { subscription: { product_id: b.productId, customer_id: a.customerId, credit_card_attributes: CARD } },
     })),
+    custom("B's offer id", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: { subscription: { offer_id: b.offerId, customer_id: a.customerId, credit_card_attributes: CARD } },
+    })),
+    custom("B's offer handle", 'POST /subscriptions.json', REFUSED, (b, a) => ({
+      body: {
+        subscription: { offer_id: `handle:${b.offerHandle}`, customer_id: a.customerId, credit_card_attributes: CARD },
+      },
+    })),
     custom("B's customer id", 'POST /subscriptions.json', REFUSED, (b, a) => ({
       body: {
         subscription: { product_handle: a.productHandle, customer_id: b.customerId, credit_card_attributes: CARD },
@@ -718,6 +726,39 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
     [200],
     () => ({ query: { per_page: '200' } }),
     (a) => onlyA(a, 'reason_codes', 'id', bare, inner('reason_code', 'id')),
+  ),
+  // An offer packages A's own records only: B's product, price point, component or coupon is refused.
+  'POST /offers.json': all(
+    custom("B's product id", 'POST /offers.json', REFUSED, (b) => ({
+      body: { offer: { name: 'X', handle: 'x-offer-1', product_id: b.productId } },
+    })),
+    custom("B's product price point", 'POST /offers.json', REFUSED, (b, a) => ({
+      body: {
+        offer: { name: 'X', handle: 'x-offer-2', product_id: a.productId, product_price_point_id: b.pricePointId },
+      },
+    })),
+    custom("B's component", 'POST /offers.json', REFUSED, (b, a) => ({
+      body: {
+        offer: { name: 'X', handle: 'x-offer-3', product_id: a.productId, components: [{ component_id: b.seatsId }] },
+      },
+    })),
+    custom("B's coupon code", 'POST /offers.json', REFUSED, (b, a) => ({
+      body: { offer: { name: 'X', handle: 'x-offer-4', product_id: a.productId, coupons: [b.couponCode] } },
+    })),
+    custom(
+      "B's handle (per site)",
+      'POST /offers.json',
+      [201],
+      (b, a) => ({ body: { offer: { name: 'A copy', handle: b.offerHandle, product_id: a.productId } } }),
+      'late',
+    ),
+  ),
+  'GET /offers.json': checked(
+    'list',
+    'GET /offers.json',
+    [200],
+    () => ({ query: { per_page: '200', include_archived: 'true' } }),
+    (a) => onlyA(a, 'offers', 'id', field('offers'), (item) => (item as { id: unknown }).id),
   ),
   // An export is A's own job over A's own records: its row count is A's, whatever B holds.
   ...Object.fromEntries(

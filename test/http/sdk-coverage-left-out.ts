@@ -27,11 +27,6 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Events-based billing segments: the engine has no event-based components.',
   'InsightsController.listMrrMovements':
     "MRR movements: the engine keeps no history of each subscription's MRR, and ledger lines mix one-off charges, prorations and usage with recurring ones, so movements would be guesses.",
-  'OffersController.archiveOffer': 'Offers are not modelled by the engine.',
-  'OffersController.createOffer': 'Offers are not modelled by the engine.',
-  'OffersController.listOffers': 'Offers are not modelled by the engine.',
-  'OffersController.readOffer': 'Offers are not modelled by the engine.',
-  'OffersController.unarchiveOffer': 'Offers are not modelled by the engine.',
   'PaymentProfilesController.changeSubscriptionGroupDefaultPaymentProfile':
     'Subscription groups are not modelled by the engine.',
   'PaymentProfilesController.deleteSubscriptionGroupPaymentProfile':

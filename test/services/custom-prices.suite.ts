@@ -218,13 +218,14 @@ export function customPricesSuite(harness: StorageHarness): void {
       );
 
       // The price point endpoints cannot change it.
+      // One at a time: started together, a later refusal could settle before anything awaits it.
       for (const attempt of [
-        acme.pricePoints.updateProductPricePoint('basic', 'mine', { priceInCents: 1 }),
-        acme.pricePoints.archiveProductPricePoint('basic', 'mine'),
-        acme.pricePoints.unarchiveProductPricePoint('basic', 'mine'),
-        acme.pricePoints.promoteProductPricePointToDefault('basic', 'mine'),
+        () => acme.pricePoints.updateProductPricePoint('basic', 'mine', { priceInCents: 1 }),
+        () => acme.pricePoints.archiveProductPricePoint('basic', 'mine'),
+        () => acme.pricePoints.unarchiveProductPricePoint('basic', 'mine'),
+        () => acme.pricePoints.promoteProductPricePointToDefault('basic', 'mine'),
       ]) {
-        const error = await rejection(attempt);
+        const error = await rejection(attempt());
         expect(error.httpStatus).toBe(422);
         expect(error.details[0]?.attribute).toBe('price_point');
       }

@@ -574,7 +574,7 @@ export function directPostSuite(harness: StorageHarness): void {
         expect(await acme.subscriptions.list()).toHaveLength(3);
       });
 
-      it('applies a coupon and refuses an offer rather than ignoring it', async () => {
+      it('applies a coupon, and reads an offer (an unknown one is refused)', async () => {
         const f = fixture();
         const { acme, family, direct, openSignup, signedSignup } = await setup(f);
         await acme.coupons.create({ name: 'Ten', code: 'TEN', percentage: '10', productFamilyId: family.id });
@@ -588,9 +588,7 @@ export function directPostSuite(harness: StorageHarness): void {
         const offer = await direct.signup(openSignup([...signupFields(), ['signup[offer_id]', '3']]), {
           contentType: 'form',
         });
-        expect(errorsOf(offer)).toEqual([
-          { attribute: 'offer_id', message: 'Offer: is not supported by this server yet.' },
-        ]);
+        expect(errorsOf(offer)).toEqual([{ attribute: 'offer_id', message: "Offer: '3' does not exist for this site." }]);
         // A signed coupon is applied whatever the form says.
         const signed = await direct.signup(
           signedSignup(signupFields({ 'signup[customer][email]': 's@example.com' }), {
@@ -600,6 +598,18 @@ export function directPostSuite(harness: StorageHarness): void {
         );
         expect(signed.resultCode).toBe('2000');
         expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([900, 900]);
+        // An offer by handle: its product and coupon, as if given.
+        const pro = await acme.catalog.getProduct('pro');
+        await acme.offers.create({ name: 'Pro', handle: 'pro-offer', productId: pro.product.id, coupons: ['TEN'] });
+        const viaOffer = await direct.signup(
+          signedSignup(
+            [['signup[offer_id]', 'handle:pro-offer'], ...signupFields({ 'signup[customer][email]': 'o@example.com' })],
+            {},
+          ),
+          { contentType: 'form' },
+        );
+        expect(viaOffer.resultCode).toBe('2000');
+        expect([...f.gateway.charges.values()].map((c) => c.amountInCents)).toEqual([900, 900, 900]);
       });
 
       it('answers a JSON signup with HTTP Basic with the call JSON and no redirect', async () => {

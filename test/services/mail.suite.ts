@@ -226,13 +226,14 @@ export function mailSuite(harness: StorageHarness): void {
       const f = await fixture();
       const acme = f.bare.site('acme');
       const invoice = await acme.invoices.get(f.invoiceUid);
+      // One at a time: started together, a later refusal could settle before anything awaits it.
       for (const attempt of [
-        acme.mail.sendInvoice(f.invoiceUid),
-        acme.mail.requestPaymentUpdate(f.subscriptionId),
-        acme.portalAccess.enable(f.customerId, { invite: true }),
-        acme.portalAccess.resendInvitation(f.customerId),
+        () => acme.mail.sendInvoice(f.invoiceUid),
+        () => acme.mail.requestPaymentUpdate(f.subscriptionId),
+        () => acme.portalAccess.enable(f.customerId, { invite: true }),
+        () => acme.portalAccess.resendInvitation(f.customerId),
       ]) {
-        const error = await rejection(attempt);
+        const error = await rejection(attempt());
         expect(error.httpStatus).toBe(422);
         expect(error.messages).toEqual([NO_MAILER_MESSAGE]);
       }

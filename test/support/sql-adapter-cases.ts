@@ -718,6 +718,20 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       transactionId: charged!.id,
       createdAt: T0,
     });
+    const product = (await tx.subscriptions.findById(siteId, subscriptionId))!.productId;
+    await tx.offers.insert({
+      siteId,
+      name: 'Offer',
+      handle: 'offer',
+      description: null,
+      productId: product,
+      productPricePointId: null,
+      items: [{ componentId, pricePointId: null, startingQuantity: 1 }],
+      couponIds: [couponId],
+      archivedAt: null,
+      createdAt: T0,
+      updatedAt: T0,
+    });
     const exported = await tx.exports.insert({ siteId, kind: 'subscriptions', createdAt: T0 });
     await tx.exports.complete(siteId, exported.id, [{ id: subscriptionId }], T0);
     const noAddress = { address: null, address2: null, city: null, state: null, zip: null, country: null };

@@ -20,6 +20,7 @@ import { collectionMethodsMigration } from './0015-collection-methods.js';
 import { proformaInvoicesMigration } from './0016-proforma-invoices.js';
 import { portalAccessMigration } from './0019-portal-access.js';
 import { customPricesMigration } from './0020-custom-prices.js';
+import { offersMigration } from './0021-offers.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   proformaInvoicesMigration,
   portalAccessMigration,
   customPricesMigration,
+  offersMigration,
 ];

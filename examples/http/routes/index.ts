@@ -18,6 +18,7 @@ import { registerMetafieldRoutes } from './metafield-routes.js';
 import { registerMethodNotAllowed } from './method-routes.js';
 import { registerMigrationRoutes } from './migration-routes.js';
 import { registerNoteRoutes } from './note-routes.js';
+import { registerOfferRoutes } from './offer-routes.js';
 import { registerPaymentProfileRoutes } from './payment-profile-routes.js';
 import { type PortalLinkRoutesOptions, registerPortalLinkRoutes } from './portal-link-routes.js';
 import { registerPrepaidRoutes } from './prepaid-routes.js';
@@ -67,6 +68,7 @@ export function registerApiRoutes(
   registerInvoiceRoutes(app);
   registerPricePointRoutes(app);
   registerReasonCodeRoutes(app);
+  registerOfferRoutes(app);
   registerAccountRoutes(app);
   registerPrepaidRoutes(app);
   registerSubscriptionCouponRoutes(app);

@@ -463,6 +463,24 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /reason_codes/:id.json': () => ({ body: { reason_code: { description: 'Renamed reason', position: 1 } } }),
     'DELETE /reason_codes/:id.json': () => ({}),
   },
+  offers: {
+    'POST /offers.json': (w) => ({
+      body: {
+        offer: {
+          name: `${w.marker} fuzz offer`,
+          handle: `${w.marker}-fuzz-offer`,
+          product_id: w.productId,
+          product_price_point_id: w.pricePointId,
+          components: [{ component_id: w.seatsId, starting_quantity: 1 }],
+          coupons: [w.couponCode],
+        },
+      },
+    }),
+    'GET /offers.json': () => ({ query: { page: '1', per_page: '10', include_archived: 'true' } }),
+    'GET /offers/:id.json': () => ({}),
+    'PUT /offers/:id/archive.json': () => ({}),
+    'PUT /offers/:id/unarchive.json': () => ({}),
+  },
   metafields: Object.fromEntries(
     (['customers', 'subscriptions'] as const).flatMap((resource) => {
       const field = (w: SiteWorld) => (resource === 'customers' ? w.customerFieldName : w.subscriptionFieldName);

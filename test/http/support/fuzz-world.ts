@@ -50,6 +50,9 @@ export interface SiteWorld {
   readonly reasonCode: string;
   /** A subcode of the coupon. */
   readonly couponSubcode: string;
+  /** An offer of the product with the seats component and the coupon. */
+  readonly offerId: number;
+  readonly offerHandle: string;
   /** A prepayment of the subscription (refundable). */
   readonly prepaymentId: number;
   /** The batch ids of a subscriptions export and of an invoices export. */
@@ -204,6 +207,14 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
   const reasonCode = await h.reasonCodes.create({ code: `${m}-rc`, description: `${m} reason` });
   const couponSubcode = `${m.toUpperCase()}SUB1`;
   await h.coupons.createSubcodes(coupon.id, [couponSubcode]);
+  const offer = await h.offers.create({
+    name: `${m} offer`,
+    handle: `${m}-offer`,
+    description: `${m} offer text`,
+    productId: product.product.id,
+    components: [{ componentId: seats.component.id, startingQuantity: 2 }],
+    coupons: [couponCode],
+  });
   const otherProfile = await h.paymentProfiles.create({
     customerId: view.customer.id,
     fullNumber: '4222222222222',
@@ -263,6 +274,8 @@ export async function seedSiteWorld(f: HttpFixture, site: SiteName): Promise<Sit
     reasonCodeId: reasonCode.id,
     reasonCode: reasonCode.code,
     couponSubcode,
+    offerId: offer.offer.id,
+    offerHandle: offer.offer.handle,
     prepaymentId: prepayment.entry.id,
     subscriptionsExportId: subscriptionsExport.id,
     invoicesExportId: invoicesExport.id,
@@ -318,6 +331,7 @@ export function pathValues(w: SiteWorld, plain: string, overrides: Readonly<Reco
     update_payment: w.subscriptionId,
     statements: w.statementId,
     reason_codes: w.reasonCodeId,
+    offers: w.offerId,
   };
   const documentUid = first === 'credit_notes' ? w.creditNoteUid : w.invoiceUid;
   // `/invoices/:uid` and `/credit_notes/:uid` without `.json` are the documents' PDFs (`{uid}.pdf`).

@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { offersSuite } from './offers.suite.js';
+
+offersSuite(memoryHarness);

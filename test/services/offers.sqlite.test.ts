@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { offersSuite } from './offers.suite.js';
+
+offersSuite(sqliteHarness);
