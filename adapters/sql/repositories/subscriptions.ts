@@ -70,8 +70,15 @@ const STATES: ReadonlySet<string> = new Set<SubscriptionState>([
 /** Builds the subscriptions repository of one transaction. */
 export function createSubscriptionsRepository(context: RepositoryContext): SubscriptionsRepository {
   const { db, encode, hooks } = context;
+  // A command reads its subscription, updates it at its version, and its post reads it again to
+  // issue the invoice (issue 18): within one transaction the row is read once, and the row an
+  // update returns is the next read's answer. Only this repository writes the record's columns
+  // (the ledger's balance column is not part of it); purge and site data clearing, which delete
+  // subscriptions, clear every cache.
+  const cached = context.caches.of<SubscriptionRecord>('subscriptions');
   return {
     async insert(subscription) {
+      cached.clear();
       const values = {
         ...subscriptionColumns(subscription, encode),
         site_id: subscription.siteId,
@@ -96,16 +103,19 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
     },
 
     async findById(siteId, id) {
-      const row = await db
-        .selectFrom('subscriptions')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row && decodeSubscription(row);
+      return cached.get(`${siteId}:${id}`, async () => {
+        const row = await db
+          .selectFrom('subscriptions')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        return row && decodeSubscription(row);
+      });
     },
 
     async updateAtVersion(siteId, id, expectedVersion, patch) {
+      cached.clear();
       const update = () =>
         db
           .updateTable('subscriptions')
@@ -127,7 +137,10 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
               () => (code === undefined || code === null ? referenceTaken(reference ?? '') : referralTaken(code)),
               update,
             );
-      return row && decodeSubscription(row);
+      if (row === undefined) return undefined;
+      const updated = decodeSubscription(row);
+      cached.put(`${siteId}:${id}`, updated);
+      return updated;
     },
 
     async list(siteId, filter: SubscriptionFilter, page) {

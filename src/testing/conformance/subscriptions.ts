@@ -4,6 +4,7 @@ import {
   customerFixture,
   DAY,
   isConflict,
+  ledgerLineFixture,
   paymentProfileFixture,
   productFixture,
   seedBillingSite,
@@ -177,6 +178,39 @@ export function subscriptionCases({ api, storage }: SectionContext): void {
         'another site cannot update it',
       );
       assert.deepEqual(await storage().transaction((tx) => tx.subscriptions.findById(site.id, sub.id)), updated);
+    });
+
+    it('within one transaction: answers are copies, an update is the next read, a stale one changes nothing', async () => {
+      const { site, product, customer } = await seedBillingSite(storage(), 'sub-in-tx');
+      const sub = await storage().transaction((tx) =>
+        tx.subscriptions.insert(subscriptionFixture(customer, product, { data: { n: 1 } })),
+      );
+      await storage().transaction(async (tx) => {
+        const first = await tx.subscriptions.findById(site.id, sub.id);
+        assert.ok(first);
+        (first as { state: string }).state = 'mutated';
+        (first.data as { n: number }).n = 99;
+        assert.deepEqual(await tx.subscriptions.findById(site.id, sub.id), sub, 'a copy each time');
+        const updated = await tx.subscriptions.updateAtVersion(site.id, sub.id, 1, { state: 'past_due' });
+        assert.equal(updated?.version, 2);
+        (updated as { state: string }).state = 'mutated';
+        const read = await tx.subscriptions.findById(site.id, sub.id);
+        assert.equal(read?.state, 'past_due', 'the update, not what its caller did with its answer');
+        assert.equal(read?.version, 2);
+        assert.equal(await tx.subscriptions.updateAtVersion(site.id, sub.id, 1, { state: 'active' }), undefined);
+        assert.equal((await tx.subscriptions.findById(site.id, sub.id))?.state, 'past_due');
+        assert.equal(await tx.subscriptions.findById(site.id, sub.id + 1_000), undefined);
+        const second = await tx.subscriptions.insert(subscriptionFixture(customer, product));
+        assert.deepEqual(await tx.subscriptions.findById(site.id, second.id), second);
+        await tx.ledger.append([ledgerLineFixture(sub, 500)]);
+        assert.equal(
+          (await tx.subscriptions.findById(site.id, sub.id))?.version,
+          2,
+          "the ledger's balance is not its record",
+        );
+        await tx.siteData.clear(site.id, 'all');
+        assert.equal(await tx.subscriptions.findById(site.id, sub.id), undefined, 'cleared with the site data');
+      });
     });
 
     it('lists newest first, filtered by states, product and customer, one page at a time', async () => {
