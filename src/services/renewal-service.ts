@@ -9,6 +9,7 @@ import {
   gatewayConcurrency,
   isOpenAttempt,
   type PendingCharge,
+  reconcileByKey,
 } from '../payments/collect.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
@@ -36,8 +37,14 @@ import {
   storedStart,
   withoutStoredStart,
 } from './delayed-signup.js';
-import { type CancellationMethod, cancelNow, recordStateChange, resumeInCommand } from './lifecycle-service.js';
-import { pendingAttempt } from './payment-runner.js';
+import {
+  type CancellationMethod,
+  cancelNow,
+  recordStateChange,
+  resumeInCommand,
+  settleIfPaid,
+} from './lifecycle-service.js';
+import { pendingAttempt, scheduleReconciliation } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
 import { collectableAmount, collectableBalance, collectsAutomatically, post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
@@ -152,6 +159,38 @@ export const DEFAULT_RUN_DUE_CONCURRENCY = 32;
 
 /** How long after an unanswered charge it is looked at again (by key, never re-charged blindly). */
 const UNKNOWN_RETRY_MS = 60 * 60_000;
+
+/**
+ * The plan type of the `reconcile_payment` row of a due item's attempt whose answer was lost: it
+ * settles the attempt by key once the item's own row no longer comes back (a command canceled it).
+ */
+const DUE_PAYMENT_PLAN = 'due_payment';
+
+/** A due item's lost answer, as its `reconcile_payment` row carries it. */
+interface DuePaymentPlan {
+  readonly type: typeof DUE_PAYMENT_PLAN;
+  /** The attempt's idempotency key. */
+  readonly key: string;
+  /** The unique key of the due-work row (renewal, dunning retry, delayed signup) that made the attempt. */
+  readonly workKey: string;
+}
+
+function parseDuePaymentPlan(payload: Readonly<Record<string, unknown>>): DuePaymentPlan | undefined {
+  const { type, key, workKey } = payload;
+  if (type !== DUE_PAYMENT_PLAN || typeof key !== 'string' || typeof workKey !== 'string') return undefined;
+  return { type, key, workKey };
+}
+
+/**
+ * The idempotency scope that makes the settling of a due item's attempt without its row exclusive:
+ * claimed and released in the settling transaction, so of two such transactions (a worker whose
+ * row was canceled under it, the attempt's reconciliation) the second waits for the first on
+ * Postgres and then finds the attempt settled. Nothing of it outlives the transaction.
+ */
+const SETTLEMENT_SCOPE = 'due_payment_settlement';
+
+/** What committing an answer without the item's row did. */
+type OrphanSettlement = 'succeeded' | 'declined' | 'failed' | 'unknown' | 'settled';
 
 /**
  * Due work: claims what is due in time order and processes each item in its own transactions.
@@ -406,7 +445,13 @@ export class RenewalService {
    * asking the gateway by key. Still unknown: looked at again an hour later.
    */
   async #reconcilePayment(item: DueWorkRecord): Promise<Outcome> {
-    const outcome = this.#reconcile ? await this.#reconcile(item) : 'settled';
+    const duePayment = parseDuePaymentPlan(item.payload);
+    const outcome =
+      duePayment !== undefined
+        ? await this.#reconcileDuePayment(item, duePayment)
+        : this.#reconcile
+          ? await this.#reconcile(item)
+          : 'settled';
     await this.#at(item, async (ctx) => {
       if (outcome === 'unknown') {
         const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
@@ -820,11 +865,17 @@ export class RenewalService {
           lines.push(
             line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
           );
-      await post(ctx.tx, lines);
+      const written = await post(ctx.tx, lines);
+      // The balance after the post is its last line's (the ledger chains each subscription's
+      // lines from its balance), so it is read again only when nothing was posted.
+      const ledgerBalance =
+        written.at(-1)?.endingBalanceInCents ?? (await ctx.tx.ledger.balance(site.id, subscription.id));
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount
       // out of what is collected, until its reconciliation settles it. A remittance subscription
       // has nothing collectable: the period's invoice stays open and the renewal is done.
-      const balance = collectableBalance(await ctx.tx.ledger.balance(site.id, subscription.id), advanced);
+      // The previous period's charge may still be at the gateway under a renewal row a command
+      // canceled (a billing date moved to now): its amount is not this renewal's to collect.
+      const balance = collectableBalance(ledgerBalance, advanced) - (await this.#inFlightRenewal(ctx, subscription));
       if (balance <= 0) {
         await this.#finishRenewal(ctx, item, site, advanced, true);
         return 'renewed';
@@ -896,7 +947,7 @@ export class RenewalService {
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
       // of what the retry collects; when it holds all of it, the retry looks again after its
       // reconciliation, which either pays the balance or leaves it owed.
-      const collectable = collectableBalance(balance, subscription);
+      const collectable = collectableBalance(balance, subscription) - (await this.#inFlightRenewal(ctx, subscription));
       if (!collectsAutomatically(subscription)) {
         // Switched to remittance while in dunning: the engine no longer charges it, so the cycle
         // ends here; the customer pays the open invoices, which settles the subscription.
@@ -984,12 +1035,35 @@ export class RenewalService {
           new Date(Math.max(now.getTime(), ctx.now.getTime()) + LEASE_MS),
           ctx.now,
         );
-        if (held === 0) return 'skipped';
+        if (held === 0) {
+          const row = await ctx.tx.dueWork.findByKey(item.siteId, item.uniqueKey);
+          // Still open: whoever holds it now (a worker that took the lapsed lease), or its next
+          // claim, resumes the attempt by its key and settles the item in full.
+          if (row !== undefined && (row.status === 'pending' || row.status === 'claimed')) return 'skipped';
+          // Canceled under the charge (the subscription canceled, put on hold, its billing date
+          // moved...): the row never comes back, so the answer is committed here.
+          const settled = await this.#settleWithoutRow(
+            ctx,
+            item.siteId,
+            charge.attempt.idempotencyKey,
+            item.uniqueKey,
+            result,
+            this.#retryFrom(item),
+          );
+          return settled === 'declined' || settled === 'failed'
+            ? settled
+            : settled === 'unknown'
+              ? 'pending'
+              : 'skipped';
+        }
         const stored = await ctx.tx.payments.findByKey(item.siteId, charge.attempt.idempotencyKey);
         if (stored === undefined || !isOpenAttempt(stored.status)) {
           await this.#complete(ctx, item);
           return 'skipped';
         }
+        // A known answer for an attempt once left unknown ends its reconciliation row.
+        if (stored.status === 'unknown' && result.outcome !== 'unknown')
+          await ctx.tx.dueWork.cancelFor(item.siteId, stored.id, ['reconcile_payment'], ctx.now);
         return apply(ctx, stored, result);
       });
   }
@@ -1267,7 +1341,11 @@ export class RenewalService {
     return settled;
   }
 
-  /** No answer from the gateway: keep the attempt and look again later, by key, before charging. */
+  /**
+   * No answer from the gateway: keep the attempt and look again later, by key, before charging.
+   * The item's row comes back an hour later; the attempt's reconciliation row (due then too) is
+   * there for when a command cancels the item's row before that: it then settles the attempt.
+   */
   async #unknown(
     ctx: CommandContext,
     item: DueWorkRecord,
@@ -1275,9 +1353,170 @@ export class RenewalService {
     message: string,
   ): Promise<Outcome> {
     await ctx.tx.payments.update(item.siteId, attempt.id, { status: 'unknown', message, updatedAt: ctx.now });
-    const retryFrom = Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime());
-    await ctx.tx.dueWork.release(item.siteId, item.id, this.#owner, new Date(retryFrom + UNKNOWN_RETRY_MS), ctx.now);
+    const retryFrom = this.#retryFrom(item);
+    await ctx.tx.dueWork.release(
+      item.siteId,
+      item.id,
+      this.#owner,
+      new Date(retryFrom.getTime() + UNKNOWN_RETRY_MS),
+      ctx.now,
+    );
+    await this.#scheduleLostAnswer(ctx, attempt, item.uniqueKey, retryFrom);
     return 'pending';
+  }
+
+  /**
+   * The amount of the renewal charge of the subscription's current period while its attempt is
+   * still open (0 once settled, or when there was none). Its due item normally runs before any
+   * later work of the subscription; when a command canceled that item under the charge, the
+   * charge is still at the gateway (or its answer was lost) and a collection of the balance must
+   * leave its amount out, as it leaves out an allocation's unsettled payment.
+   */
+  async #inFlightRenewal(ctx: CommandContext, subscription: SubscriptionRecord): Promise<number> {
+    if (subscription.periodIndex < 1) return 0;
+    const open = await ctx.tx.payments.findByKey(
+      subscription.siteId,
+      `renewal:${subscription.id}:${subscription.periodIndex}`,
+    );
+    return open !== undefined && isOpenAttempt(open.status) ? open.amountInCents : 0;
+  }
+
+  /** The instant a lost answer's next look counts from: now, or the item's due instant if later. */
+  #retryFrom(item: DueWorkRecord): Date {
+    return new Date(Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime()));
+  }
+
+  /** Schedules the reconciliation of a due item's attempt left unknown (once per attempt; due an hour after `from`). */
+  async #scheduleLostAnswer(
+    ctx: CommandContext,
+    attempt: PaymentAttemptRecord,
+    workKey: string,
+    from: Date,
+  ): Promise<void> {
+    const plan: DuePaymentPlan = { type: DUE_PAYMENT_PLAN, key: attempt.idempotencyKey, workKey };
+    await scheduleReconciliation(ctx.tx, attempt, { ...plan }, from);
+  }
+
+  /**
+   * Settles a due item's attempt left unknown, from its `reconcile_payment` row. While the item's
+   * own row is open it comes back and asks by key itself (settling the renewal or retry in full),
+   * so this row only waits; once that row was canceled, the gateway is asked by the key (never
+   * charged again) and its answer committed as {@link #settleWithoutRow} does.
+   */
+  async #reconcileDuePayment(
+    item: DueWorkRecord,
+    plan: DuePaymentPlan,
+  ): Promise<'succeeded' | 'failed' | 'unknown' | 'settled'> {
+    const { siteId } = item;
+    const [row, attempt] = await this.#deps.storage.transaction(
+      async (tx) =>
+        [await tx.dueWork.findByKey(siteId, plan.workKey), await tx.payments.findByKey(siteId, plan.key)] as const,
+    );
+    if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
+    if (row !== undefined && (row.status === 'pending' || row.status === 'claimed')) return 'unknown';
+    const finding = await reconcileByKey(this.#deps.storage, this.#deps.gateway, siteId, plan.key);
+    if (finding.kind !== 'known') return finding.kind;
+    if (finding.result.outcome === 'unknown') return 'unknown';
+    const { result } = finding;
+    const settled = await this.#at(item, (ctx) =>
+      this.#settleWithoutRow(ctx, siteId, plan.key, plan.workKey, result, this.#retryFrom(item)),
+    );
+    if (settled === 'succeeded') return 'succeeded';
+    if (settled === 'declined' || settled === 'failed') return 'failed';
+    return settled;
+  }
+
+  /**
+   * Commits the gateway's answer for the attempt of a due item whose row a command canceled while
+   * the charge was at the gateway, so the row never comes back: the answer is the attempt's, and
+   * the subscription stays as that command left it. Money taken is a ledger payment (with
+   * `payment_success`, the attempt succeeded with its transaction id) and a subscription in
+   * dunning whose balance it pays returns to active; nothing is scheduled and nothing canceled is
+   * revived. A decline or error marks the attempt and records `payment_failure`; the charge stays
+   * owed, and no dunning starts. A lost answer marks the attempt `unknown` and schedules its
+   * reconciliation, which asks the gateway by key later. Once per attempt: an attempt already
+   * settled is left as it is, under a claim that orders concurrent settlers on Postgres.
+   */
+  async #settleWithoutRow(
+    ctx: CommandContext,
+    siteId: number,
+    key: string,
+    workKey: string,
+    result: ChargeResult,
+    retryFrom: Date,
+  ): Promise<OrphanSettlement> {
+    if (!(await ctx.tx.idempotency.claim(siteId, SETTLEMENT_SCOPE, key, ctx.now, null)))
+      throw new BillingError('conflict', `Payment attempt ${key} is being settled by another worker.`);
+    const settled = await this.#commitWithoutRow(ctx, siteId, key, workKey, result, retryFrom);
+    await ctx.tx.idempotency.release(siteId, SETTLEMENT_SCOPE, key);
+    return settled;
+  }
+
+  async #commitWithoutRow(
+    ctx: CommandContext,
+    siteId: number,
+    key: string,
+    workKey: string,
+    result: ChargeResult,
+    retryFrom: Date,
+  ): Promise<OrphanSettlement> {
+    const attempt = await ctx.tx.payments.findByKey(siteId, key);
+    if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
+    if (result.outcome === 'unknown') {
+      await ctx.tx.payments.update(siteId, attempt.id, {
+        status: 'unknown',
+        message: result.message,
+        updatedAt: ctx.now,
+      });
+      await this.#scheduleLostAnswer(ctx, attempt, workKey, retryFrom);
+      return 'unknown';
+    }
+    await ctx.tx.dueWork.cancelFor(siteId, attempt.id, ['reconcile_payment'], ctx.now);
+    const subscription =
+      attempt.subscriptionId === null ? undefined : await ctx.tx.subscriptions.findById(siteId, attempt.subscriptionId);
+    if (subscription === undefined)
+      throw new BillingError('not_found', `The subscription of payment attempt ${key} vanished.`);
+    if (result.outcome !== 'success') {
+      await ctx.tx.payments.update(siteId, attempt.id, {
+        status: result.outcome === 'declined' ? 'declined' : 'failed',
+        message: result.message,
+        updatedAt: ctx.now,
+      });
+      ctx.record({
+        siteId,
+        key: 'payment_failure',
+        subjectType: 'subscription',
+        subjectId: subscription.id,
+        payload: { subscription: { id: subscription.id, state: subscription.state }, message: result.message },
+      });
+      return result.outcome === 'declined' ? 'declined' : 'failed';
+    }
+    const memo =
+      attempt.purpose === 'dunning'
+        ? 'Payment (dunning retry)'
+        : attempt.purpose === 'signup'
+          ? `Payment for: ${(await this.#terms(ctx, subscription)).name}`
+          : 'Payment for renewal';
+    const [payment] = await post(ctx.tx, [
+      line(subscription, 'payment', null, attempt.amountInCents, memo, ctx.now, {
+        success: true,
+        gatewayTransactionId: result.transactionId,
+      }),
+    ]);
+    await ctx.tx.payments.update(siteId, attempt.id, {
+      status: 'succeeded',
+      gatewayTransactionId: result.transactionId,
+      transactionId: payment!.id,
+      updatedAt: ctx.now,
+    });
+    // A delayed signup that will never start keeps the money as credit, not its planned lines.
+    const kept =
+      readStoredStart(subscription.data) === undefined
+        ? subscription
+        : await this.#move(ctx, subscription, subscription.state, { data: withoutStoredStart(subscription.data) });
+    recordPayment(ctx, kept, payment!, true);
+    await settleIfPaid(ctx, siteId, subscription.id);
+    return 'succeeded';
   }
 }
 
