@@ -184,14 +184,17 @@ export class ProformaInvoiceService {
     input: CreateSubscriptionInput,
     includeNext: boolean,
   ): Promise<SignupProformaPreview> {
-    if (input.customerId === undefined && input.customer === undefined) {
+    // An existing customer is named by id, by reference, or by one of its payment profiles.
+    const namesCustomer =
+      input.customerId !== undefined || input.customerReference !== undefined || input.paymentProfileId !== undefined;
+    if (!namesCustomer && input.customer === undefined) {
       throw invalid(
         'Customer: a customer_id or customer_attributes (first name, last name, email) must be given.',
         'customer',
       );
     }
     const signup: CreateSubscriptionInput =
-      input.creditCard === undefined && input.paymentProfile === undefined
+      input.creditCard === undefined && input.paymentProfile === undefined && input.paymentProfileId === undefined
         ? { ...input, paymentProfile: STAND_IN_PAYMENT_PROFILE }
         : input;
     const remittance = input.paymentCollectionMethod === 'remittance' || input.paymentCollectionMethod === 'invoice';
@@ -205,7 +208,7 @@ export class ProformaInvoiceService {
           const site = await loadSite(tx, subdomain);
           const subscription = view.subscription;
           // The customer exists outside the preview only when the signup named it.
-          const customerId = input.customerId === undefined ? null : subscription.customerId;
+          const customerId = namesCustomer ? subscription.customerId : null;
           const now = this.#deps.clock.now();
           const [issued] = await tx.invoices.listForSubscription(site.id, subscription.id);
           const base = await renewalContent(tx, site, subscription, now, { live: false });

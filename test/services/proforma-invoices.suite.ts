@@ -324,6 +324,12 @@ export function proformaInvoicesSuite(harness: StorageHarness): void {
       expect((await s.acme.proformaInvoices.previewSignup(input)).next).toBeNull();
       // Only the created one is kept (its number is 1; a preview takes none).
       expect((await s.acme.proformaInvoices.createSignup(input)).number).toBe(2);
+
+      // Named by one of its cards, the customer pays with it: no stand-in card is added beside it.
+      const byCard = { productHandle: 'basic', paymentProfileId: existing.paymentProfileId! };
+      const carded = await s.acme.proformaInvoices.previewSignup(byCard);
+      expect([carded.current.customerId, carded.current.totalInCents]).toEqual([existing.customerId, 1000]);
+      expect((await s.acme.subscriptions.previewSignup(byCard)).currentBillingManifest.totalInCents).toBe(1000);
     });
 
     it('refuses a signup proforma as the signup would, or without a customer, keeping nothing', async () => {
