@@ -1,4 +1,4 @@
-import { type Client, OffersController, SubscriptionsController } from '@maxio-com/advanced-billing-sdk';
+import { OffersController, SubscriptionsController } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { type HttpFixture, seedCatalog, useHttpFixture } from './support/http-fixture.js';
 import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';

@@ -588,7 +588,9 @@ export function directPostSuite(harness: StorageHarness): void {
         const offer = await direct.signup(openSignup([...signupFields(), ['signup[offer_id]', '3']]), {
           contentType: 'form',
         });
-        expect(errorsOf(offer)).toEqual([{ attribute: 'offer_id', message: "Offer: '3' does not exist for this site." }]);
+        expect(errorsOf(offer)).toEqual([
+          { attribute: 'offer_id', message: "Offer: '3' does not exist for this site." },
+        ]);
         // A signed coupon is applied whatever the form says.
         const signed = await direct.signup(
           signedSignup(signupFields({ 'signup[customer][email]': 's@example.com' }), {

@@ -433,10 +433,10 @@ export function invoiceCases({ api, storage, itWith }: SectionContext): void {
         }),
         Abort,
       );
-      assert.deepEqual(
-        await storage().transaction((tx) => tx.invoices.listEvents(seed.site.id, invoice.uid)),
-        [first, ...appended],
-      );
+      assert.deepEqual(await storage().transaction((tx) => tx.invoices.listEvents(seed.site.id, invoice.uid)), [
+        first,
+        ...appended,
+      ]);
     });
   });
 }
