@@ -1,40 +1,18 @@
 import {
-  type Client,
   IntervalUnit,
   PricePointType,
-  ProductFamiliesController,
   ProductPricePointsController,
-  ProductsController,
   SubscriptionProductsController,
   SubscriptionsController,
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { useHttpFixture } from './support/http-fixture.js';
-import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';
+import { acmeClient, sdk, sdkBasicProduct, sdkFailure } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK signing up with `customPrice` and migrating with a custom price, against
  * the server in `chargify` compat; every response is validated by the SDK's own schemas.
  */
-
-async function basic(c: Client): Promise<number> {
-  const family = await sdk(
-    new ProductFamiliesController(c).createProductFamily({ productFamily: { name: 'Plans', handle: 'plans' } }),
-  );
-  const product = await sdk(
-    new ProductsController(c).createProduct(String(family.productFamily?.id), {
-      product: {
-        name: 'Basic',
-        handle: 'basic',
-        description: 'Basic',
-        priceInCents: BigInt(1000),
-        interval: 1,
-        intervalUnit: IntervalUnit.Month,
-      },
-    }),
-  );
-  return product.product.id as number;
-}
 
 describe('official Maxio SDK: custom prices', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
@@ -42,7 +20,7 @@ describe('official Maxio SDK: custom prices', () => {
   it('creates a subscription with customPrice, reads its custom price point, and migrates it to another', async () => {
     const f = fixture();
     const c = acmeClient(f);
-    const productId = await basic(c);
+    const productId = await sdkBasicProduct(c);
     const subscriptions = new SubscriptionsController(c);
     const created = await sdk(
       subscriptions.createSubscription({

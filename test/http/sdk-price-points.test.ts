@@ -1,9 +1,7 @@
 import {
-  type Client,
   IncludeNullOrNotNull,
   IntervalUnit,
   PricePointType,
-  ProductFamiliesController,
   ProductPricePointsController,
   ProductsController,
   SubscriptionProductsController,
@@ -11,31 +9,12 @@ import {
 } from '@maxio-com/advanced-billing-sdk';
 import { describe, expect, it } from 'vitest';
 import { useHttpFixture } from './support/http-fixture.js';
-import { acmeClient, sdk, sdkFailure } from './support/maxio-sdk.js';
+import { acmeClient, sdk, sdkBasicProduct, sdkFailure } from './support/maxio-sdk.js';
 
 /**
  * The official Maxio SDK driving the product price point endpoints against the server in
  * `chargify` compat; every response is validated by the SDK's own schemas.
  */
-
-async function basic(c: Client): Promise<number> {
-  const family = await sdk(
-    new ProductFamiliesController(c).createProductFamily({ productFamily: { name: 'Plans', handle: 'plans' } }),
-  );
-  const product = await sdk(
-    new ProductsController(c).createProduct(String(family.productFamily?.id), {
-      product: {
-        name: 'Basic',
-        handle: 'basic',
-        description: 'Basic',
-        priceInCents: BigInt(1000),
-        interval: 1,
-        intervalUnit: IntervalUnit.Month,
-      },
-    }),
-  );
-  return product.product.id as number;
-}
 
 describe('official Maxio SDK: product price points', () => {
   const fixture = useHttpFixture({ compat: 'chargify' });
@@ -43,7 +22,7 @@ describe('official Maxio SDK: product price points', () => {
   it('creates, lists, reads, updates, archives, unarchives and promotes price points', async () => {
     const f = fixture();
     const c = acmeClient(f);
-    const productId = await basic(c);
+    const productId = await sdkBasicProduct(c);
     const points = new ProductPricePointsController(c);
 
     const product = await sdk(new ProductsController(c).readProduct(productId));
@@ -146,7 +125,7 @@ describe('official Maxio SDK: product price points', () => {
   it('migrates a subscription onto a price point by handle, and refuses an archived one', async () => {
     const f = fixture();
     const c = acmeClient(f);
-    const productId = await basic(c);
+    const productId = await sdkBasicProduct(c);
     const points = new ProductPricePointsController(c);
     const saver = await sdk(
       points.createProductPricePoint(String(productId), {

@@ -1,5 +1,13 @@
 import { createRequire } from 'node:module';
-import { ApiError, Client, Environment, ResponseValidationError } from '@maxio-com/advanced-billing-sdk';
+import {
+  ApiError,
+  Client,
+  Environment,
+  IntervalUnit,
+  ProductFamiliesController,
+  ProductsController,
+  ResponseValidationError,
+} from '@maxio-com/advanced-billing-sdk';
 
 /** The parts of an axios request config the redirecting adapter touches. */
 interface AdapterConfig {
@@ -91,4 +99,24 @@ export async function sdkFailure(call: Promise<unknown>): Promise<{ status: numb
     throw error;
   }
   throw new Error('expected the SDK call to fail');
+}
+
+/** Through the SDK: family `plans` with product `basic` (10.00 a month); the product's id. */
+export async function sdkBasicProduct(c: Client): Promise<number> {
+  const family = await sdk(
+    new ProductFamiliesController(c).createProductFamily({ productFamily: { name: 'Plans', handle: 'plans' } }),
+  );
+  const product = await sdk(
+    new ProductsController(c).createProduct(String(family.productFamily?.id), {
+      product: {
+        name: 'Basic',
+        handle: 'basic',
+        description: 'Basic',
+        priceInCents: BigInt(1000),
+        interval: 1,
+        intervalUnit: IntervalUnit.Month,
+      },
+    }),
+  );
+  return product.product.id as number;
 }
