@@ -43,6 +43,20 @@ async function setup(f: EngineFixture) {
 
 type Acme = Awaited<ReturnType<typeof setup>>;
 
+/** The instant most tests delay a signup to. */
+const DELAYED_TO = '2026-03-05T00:00:00Z';
+
+/** Ada's signup to `basic` with a card, delayed to {@link DELAYED_TO}; `extra` replaces any of it. */
+function delayedBasic(acme: Acme, extra: Record<string, unknown> = {}) {
+  return acme.subscriptions.create({
+    productHandle: 'basic',
+    customer: ADA,
+    creditCard: VISA,
+    initialBillingAt: DELAYED_TO,
+    ...extra,
+  });
+}
+
 async function lines(acme: Acme, id: number) {
   return (await acme.subscriptions.transactions(id)).map((t) => ({
     type: t.type,
@@ -164,12 +178,7 @@ export function signupTimingSuite(harness: StorageHarness): void {
     it('a declined first payment cancels the delayed signup and leaves nothing owed', async () => {
       const f = fixture();
       const acme = await setup(f);
-      const view = await acme.subscriptions.create({
-        productHandle: 'basic',
-        customer: ADA,
-        creditCard: DECLINED,
-        initialBillingAt: '2026-03-05T00:00:00Z',
-      });
+      const view = await delayedBasic(acme, { creditCard: DECLINED });
       const id = view.subscription.id;
       f.clock.set('2026-03-05T00:00:00Z');
       const summary = await f.engine.runDue();
@@ -196,12 +205,7 @@ export function signupTimingSuite(harness: StorageHarness): void {
     it('a delayed signup can be canceled while awaiting: nothing is ever charged', async () => {
       const f = fixture();
       const acme = await setup(f);
-      const view = await acme.subscriptions.create({
-        productHandle: 'basic',
-        customer: ADA,
-        creditCard: VISA,
-        initialBillingAt: '2026-03-05T00:00:00Z',
-      });
+      const view = await delayedBasic(acme);
       const canceled = await acme.subscriptions.cancel(view.subscription.id, { cancellationMessage: 'changed mind' });
       expect(canceled.subscription).toMatchObject({ state: 'cancelled', cancellationMessage: 'changed mind' });
       f.clock.set('2026-05-05T00:00:00Z');
@@ -216,12 +220,7 @@ export function signupTimingSuite(harness: StorageHarness): void {
       const acme = await setup(f);
       const ids: number[] = [];
       for (let n = 0; n < 3; n++) {
-        const view = await acme.subscriptions.create({
-          productHandle: 'basic',
-          customer: { ...ADA, email: `ada${n}@example.com` },
-          creditCard: VISA,
-          initialBillingAt: '2026-03-05T00:00:00Z',
-        });
+        const view = await delayedBasic(acme, { customer: { ...ADA, email: `ada${n}@example.com` } });
         ids.push(view.subscription.id);
       }
       const other = createBillingEngine({ storage: f.storage, clock: f.clock, gateway: f.gateway });
@@ -246,12 +245,7 @@ export function signupTimingSuite(harness: StorageHarness): void {
     it('a start whose payment answer is lost is looked up by key later and charged once', async () => {
       const f = fixture();
       const acme = await setup(f);
-      const view = await acme.subscriptions.create({
-        productHandle: 'basic',
-        customer: ADA,
-        creditCard: VISA,
-        initialBillingAt: '2026-03-05T00:00:00Z',
-      });
+      const view = await delayedBasic(acme);
       const id = view.subscription.id;
       // The gateway takes the money but the answer is lost.
       f.gateway.injectFailure({ outcome: 'unknown', keyPrefix: 'delayed_signup:', charged: true });
@@ -274,12 +268,7 @@ export function signupTimingSuite(harness: StorageHarness): void {
     it('refuses to cancel a delayed signup while its first charge is in flight; the start completes', async () => {
       const f = fixture();
       const acme = await setup(f);
-      const view = await acme.subscriptions.create({
-        productHandle: 'basic',
-        customer: ADA,
-        creditCard: VISA,
-        initialBillingAt: '2026-03-05T00:00:00Z',
-      });
+      const view = await delayedBasic(acme);
       const id = view.subscription.id;
       // The merchant tries to cancel between the committed attempt and the gateway's answer.
       const refusals: string[] = [];
