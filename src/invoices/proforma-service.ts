@@ -14,8 +14,6 @@
 import { randomBytes } from 'node:crypto';
 import { localDateString } from '../domain/time/index.js';
 import { BillingError, invalid, notFound, ValidationCollector } from '../errors.js';
-import type { BillingEvent } from '../events.js';
-import type { PaymentGateway } from '../ports/gateway.js';
 import type { SiteRecord, Storage, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
 import { nextBillingManifest } from '../services/billing-manifest.js';
 import { runCommand } from '../services/command-runner.js';
@@ -23,11 +21,8 @@ import { assessNextPeriod } from '../services/period-assessment.js';
 import { previewCommand } from '../services/preview.js';
 import { runRead } from '../services/read-runner.js';
 import { loadSite, loadSubscription } from '../services/site-lookup.js';
-import {
-  type CreateSubscriptionInput,
-  type SubscriptionDeps,
-  SubscriptionService,
-} from '../services/subscription-service.js';
+import { previewEngine } from '../services/subscription-admin-service.js';
+import type { CreateSubscriptionInput, SubscriptionDeps } from '../services/subscription-service.js';
 import { collectionMethodOf, customerSnapshotOf, sellerOf } from './issuing.js';
 import type { InvoiceRecord } from './model.js';
 import type {
@@ -201,7 +196,7 @@ export class ProformaInvoiceService {
     const collectionMethod = remittance ? 'remittance' : 'automatic';
     const outcome = await previewCommand(
       this.#previewStorage,
-      (storage, gateway) => signupEngine(storage, gateway, this.#deps),
+      (storage, gateway) => previewEngine(storage, gateway, this.#deps),
       async (engine) => {
         const view = await engine.subscriptions.create(subdomain, signup);
         return engine.storage.transaction(async (tx): Promise<SignupProformaPreview> => {
@@ -413,29 +408,4 @@ function isCalendarDate(text: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
   const parsed = new Date(`${text}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(text);
-}
-
-/** The part of an engine a signup proforma runs: the signup over the preview's storage and gateway. */
-function signupEngine(storage: Storage, gateway: PaymentGateway, deps: SubscriptionDeps) {
-  const listeners: ((event: BillingEvent) => void)[] = [];
-  return {
-    storage,
-    // No webhook fan-out: the signup's events are never delivered (and are rolled back anyway).
-    subscriptions: new SubscriptionService({
-      storage,
-      clock: deps.clock,
-      gateway,
-      emitter: {
-        emit(_key, event) {
-          for (const listener of listeners) listener(event);
-        },
-      },
-    }),
-    on(_key: '*', listener: (event: BillingEvent) => void) {
-      listeners.push(listener);
-      return () => {
-        listeners.splice(listeners.indexOf(listener), 1);
-      };
-    },
-  };
 }

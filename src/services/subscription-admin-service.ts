@@ -224,7 +224,11 @@ export class SubscriptionAdminService {
 export const SUBSCRIPTION_ADMIN_METHODS = ['previewSignup', 'purge'] as const;
 
 /** The part of an engine a signup preview runs: the signup over the preview's storage and gateway. */
-function previewEngine(storage: Storage, gateway: PaymentGateway, deps: SubscriptionDeps) {
+/**
+ * The part of an engine a signup preview runs (the signup preview here, signup proformas in
+ * `invoices/proforma-service.ts`): the signup over the preview's storage and gateway.
+ */
+export function previewEngine(storage: Storage, gateway: PaymentGateway, deps: SubscriptionDeps) {
   const listeners: ((event: BillingEvent) => void)[] = [];
   return {
     storage,
