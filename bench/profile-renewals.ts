@@ -6,7 +6,8 @@
  *
  *   npx tsx bench/profile-renewals.ts [count] [concurrency]
  *
- * `BENCH_POSTGRES_URL` picks the server (default the local test server).
+ * `BENCH_POSTGRES_URL` picks the server (default the local test server); `BENCH_PG_PREPARED=0`
+ * turns the adapter's prepared statements off, for an A/B.
  */
 import { createBillingEngine, createTestGateway, ManualClock } from 'billing-engine';
 import { createPostgresStorage, type PostgresPoolLike } from 'billing-engine/adapters/postgres';
@@ -89,7 +90,11 @@ async function main(): Promise<void> {
   const profile = new StatementProfile();
   try {
     const schema = await server.createSchema();
-    const storage = createPostgresStorage({ pool: profiledPool(server.pool(schema, 10), profile), schema: null });
+    const storage = createPostgresStorage({
+      pool: profiledPool(server.pool(schema, 10), profile),
+      schema: null,
+      preparedStatements: process.env.BENCH_PG_PREPARED !== '0',
+    });
     try {
       await storage.migrate();
       const gateway = createTestGateway();

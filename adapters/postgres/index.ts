@@ -42,6 +42,14 @@ export interface PostgresStorageOptions {
    * socket runs one transaction at a time, so it is not `concurrentTransactions`).
    */
   readonly capabilities?: Partial<Pick<StorageCapabilities, 'concurrentTransactions' | 'multiProcess'>>;
+  /**
+   * Whether each connection prepares a statement the first time it runs it and reuses it after
+   * (default true): the server parses and plans the engine's few hundred statement shapes once
+   * per connection instead of on every call. Needs a `pg` client (it passes `{ name, text, values }`
+   * query configs); turn it off for a pool whose clients take only `(text, values)`, or behind a
+   * pooler in transaction mode that does not keep prepared statements per session.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -58,7 +66,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     beginStatement: (txOptions) =>
       `begin isolation level ${txOptions?.isolation === 'serializable' ? 'serializable' : 'read committed'}`,
     maxAttempts: Math.max(1, options.maxAttempts ?? 5),
-    isRetryable: (error) => RETRYABLE.has(driverErrorCode(error) ?? ''),
+    isRetryable: (error) => RETRYABLE.has(driverErrorCode(error) ?? '') || (statements?.isStalePlan(error) ?? false),
     isUniqueViolation: (error) => driverErrorCode(error) === '23505',
     isForeignKeyViolation: (error) => driverErrorCode(error) === '23503',
     failedStatementAbortsTransaction: true,
@@ -80,7 +88,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Storage 
     },
   };
 
-  const pool = watchClients(options.pool, schemaOf(options.schema));
+  const statements = (options.preparedStatements ?? true) ? new StatementNames() : null;
+  const pool = watchClients(options.pool, schemaOf(options.schema), statements);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return createSqlStorage({
     db,
@@ -123,7 +132,7 @@ const SCHEMA_RACE = new Set(['42P06', '23505']);
  * With a `schema`, each new connection is pointed at it (`search_path`) before first use, and the
  * schema is created once per storage.
  */
-function watchClients(pool: PostgresPoolLike, schema: string | null): PostgresPool {
+function watchClients(pool: PostgresPoolLike, schema: string | null, statements: StatementNames | null): PostgresPool {
   const watched = new WeakSet<object>();
   let ended: Promise<void> | undefined;
   let created: Promise<void> | undefined;
@@ -155,6 +164,7 @@ function watchClients(pool: PostgresPoolLike, schema: string | null): PostgresPo
         }
         watched.add(client);
         if (typeof client.on === 'function') client.on('error', () => {});
+        if (statements !== null) prepareOnFirstUse(client, statements);
       }
       return client;
     },
@@ -163,5 +173,64 @@ function watchClients(pool: PostgresPoolLike, schema: string | null): PostgresPo
       ended ??= pool.end();
       return ended;
     },
+  };
+}
+
+/**
+ * Names for the statements a storage prepares, one per SQL text (the same text always gets the
+ * same name on a connection, as `pg` requires). Statements without parameters (`begin`, `commit`,
+ * DDL) go through the simple protocol unnamed; so do texts past {@link MAX_PREPARED_SHAPES}, since
+ * a query with a variable-length `in (...)` list makes a new text per length and each prepared one
+ * holds memory on the server for the life of the connection.
+ *
+ * Each connection's names carry its own number: a server that runs every connection in one
+ * session (PGlite over a socket) then never sees two connections prepare the same name.
+ *
+ * A schema change made elsewhere (a migration run by another process) can leave a connection's
+ * prepared `select *` returning other columns, and the server then refuses it ("cached plan must
+ * not change result type"). Such an error starts a new generation, so every statement gets a new
+ * name (and a fresh plan) from then on, and the transaction is run again.
+ */
+class StatementNames {
+  readonly #names = new Map<string, string>();
+  #generation = 0;
+
+  /** The suffix naming this text, or undefined to run it unprepared. */
+  suffixOf(text: string): string | undefined {
+    const known = this.#names.get(text);
+    if (known !== undefined) return known;
+    if (this.#names.size >= MAX_PREPARED_SHAPES) return undefined;
+    const suffix = `${this.#generation}_${this.#names.size}`;
+    this.#names.set(text, suffix);
+    return suffix;
+  }
+
+  isStalePlan(error: unknown): boolean {
+    if (driverErrorCode(error) !== '0A000' || !/cached plan must not change result type/i.test(String(error)))
+      return false;
+    this.#generation += 1;
+    this.#names.clear();
+    return true;
+  }
+}
+
+/** At most this many statement texts are prepared per storage (see {@link StatementNames}). */
+const MAX_PREPARED_SHAPES = 2000;
+
+/** Numbers the connections of every storage in the process, for their statement names. */
+let connectionsPrepared = 0;
+
+/** Makes the client run each parameterised statement as a named (prepared) one. */
+function prepareOnFirstUse(client: PostgresPoolClientLike, statements: StatementNames): void {
+  connectionsPrepared += 1;
+  const prefix = `billing_${connectionsPrepared}_`;
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const suffix = statements.suffixOf(text);
+      if (suffix !== undefined) return query({ name: prefix + suffix, text, values });
+    }
+    return query(...args);
   };
 }
