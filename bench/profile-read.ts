@@ -59,4 +59,14 @@ const bareStart = performance.now();
 for (let i = 0; i < count; i++) await (await plain.request(url, { headers })).text();
 const bareMs = performance.now() - bareStart;
 console.log(`bare Hono in-process: ${((bareMs * 1000) / count).toFixed(0)} µs each`);
+for (const path of ['/nothing-here.json', '/subscriptions/999999.json', '/site.json']) {
+  const t0 = performance.now();
+  let status = 0;
+  for (let i = 0; i < count; i++) {
+    const r = await app.request(`http://bench.localhost${path}`, { headers });
+    status = r.status;
+    await r.text();
+  }
+  console.log(`${path} (${status}): ${(((performance.now() - t0) * 1000) / count).toFixed(0)} µs each`);
+}
 await engine.close?.();
