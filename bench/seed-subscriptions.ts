@@ -102,8 +102,8 @@ export interface SeedSubscriptionsOptions {
 }
 
 /**
- * Inserts `count` active monthly subscriptions, each with its own customer and payment profile,
- * whose first period ends within the day before {@link RENEWAL_UNTIL}. Their next period then
+ * Inserts `count` active monthly subscriptions, each with its own customer, payment profile and
+ * signup MRR movement, whose first period ends within the day before {@link RENEWAL_UNTIL}. Their next period then
  * ends a month later, and that period's notice (three days ahead) is still after `RENEWAL_UNTIL`,
  * so `runDue({ until: RENEWAL_UNTIL })` does exactly one renewal per subscription and nothing else.
  * The renewal row is what `scheduleRenewalAt` would write: key `renewal:<id>:<next>@<dueMs>/v<version>`,
@@ -183,6 +183,34 @@ export async function seedDueSubscriptions(
           data: {},
           createdAt: anchor,
           updatedAt: anchor,
+        });
+        // The movement its signup would have recorded, so that a renewal finds the history as it
+        // is for any subscription signed up by the engine (and writes no baseline).
+        await tx.mrrMovements.insert({
+          siteId: site.siteId,
+          subscriptionId: subscription.id,
+          occurredAt: anchor,
+          category: 'new_business',
+          amountInCents: SEED_PRICE_IN_CENTS,
+          planAmountInCents: SEED_PRICE_IN_CENTS,
+          usageAmountInCents: 0,
+          mrrInCents: SEED_PRICE_IN_CENTS,
+          planMrrInCents: SEED_PRICE_IN_CENTS,
+          usageMrrInCents: 0,
+          subscriberName: `Bench Customer ${i}`,
+          lineItems: [
+            {
+              productId: site.productId,
+              componentId: 0,
+              pricePointId: null,
+              name: 'Bench monthly',
+              mrrInCents: SEED_PRICE_IN_CENTS,
+              movementInCents: SEED_PRICE_IN_CENTS,
+              quantity: 1,
+              prevQuantity: 0,
+              recurring: true,
+            },
+          ],
         });
         if (options.withRenewalWork) {
           const next = subscription.periodIndex + 1;

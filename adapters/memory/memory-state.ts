@@ -32,6 +32,7 @@ import { AccountTables } from './extra-tables/accounts.js';
 import { PricePointTables } from './extra-tables/price-points.js';
 import { SiteExtraTables } from './extra-tables/site-extras.js';
 import { type Journal, MemoryTable } from './memory-table.js';
+import { MrrMovementTables } from './repositories/mrr-movements.js';
 import { OfferTables } from './repositories/offers.js';
 import { PortalAccessTables } from './repositories/portal-access.js';
 import { ProformaTables } from './repositories/proforma-invoices.js';
@@ -156,6 +157,7 @@ export class MemoryState {
   readonly portalAccessTables = new PortalAccessTables();
   readonly proformaTables = new ProformaTables();
   readonly offerTables = new OfferTables();
+  readonly mrrMovementTables = new MrrMovementTables();
   /** Last ledger line id per subscription, so a balance read is O(1). */
   readonly lastLine = new Map<number, number>();
 
@@ -208,6 +210,7 @@ export class MemoryState {
       ...this.accountTables.customerOwned(),
       ...this.portalAccessTables.customerOwned(),
       ...this.proformaTables.customerOwned(),
+      ...this.mrrMovementTables.customerOwned(),
     ];
   }
 }

@@ -13,6 +13,7 @@ import { memoryIdempotency } from './repositories/idempotency.js';
 import { memoryInvoices } from './repositories/invoices.js';
 import { memoryLedger } from './repositories/ledger.js';
 import { memoryMetafields } from './repositories/metafields.js';
+import { memoryMrrMovements } from './repositories/mrr-movements.js';
 import { memoryNotes } from './repositories/notes.js';
 import { memoryOffers } from './repositories/offers.js';
 import { memoryOutbox } from './repositories/outbox.js';
@@ -137,6 +138,9 @@ class MemoryTransaction implements StorageTransaction {
   }
   get offers() {
     return this.repository('offers', memoryOffers);
+  }
+  get mrrMovements() {
+    return this.repository('mrrMovements', memoryMrrMovements);
   }
   get purge() {
     return this.repository('purge', memoryPurge);

@@ -27,6 +27,7 @@ import { createIdempotencyRepository } from './repositories/idempotency.js';
 import { createInvoicesRepository } from './repositories/invoices.js';
 import { createLedgerRepository } from './repositories/ledger.js';
 import { createMetafieldsRepository } from './repositories/metafields.js';
+import { createMrrMovementsRepository } from './repositories/mrr-movements.js';
 import { createNotesRepository } from './repositories/notes.js';
 import { createOffersRepository } from './repositories/offers.js';
 import { createOutboxRepository } from './repositories/outbox.js';
@@ -77,6 +78,7 @@ const REPOSITORIES: { readonly [K in keyof StorageTransaction]: (ctx: Repository
   purge: createPurgeRepository,
   portalAccess: createPortalAccessRepository,
   offers: createOffersRepository,
+  mrrMovements: createMrrMovementsRepository,
 };
 
 /** Options of {@link createSqlStorage}. */

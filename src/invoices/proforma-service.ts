@@ -17,7 +17,7 @@ import { BillingError, invalid, notFound, ValidationCollector } from '../errors.
 import type { SiteRecord, Storage, StorageTransaction, SubscriptionRecord } from '../ports/storage.js';
 import { nextBillingManifest } from '../services/billing-manifest.js';
 import { runCommand } from '../services/command-runner.js';
-import { assessNextPeriod } from '../services/period-assessment.js';
+import { writeStartForPreview } from '../services/delayed-signup.js';
 import { previewCommand } from '../services/preview.js';
 import { runRead } from '../services/read-runner.js';
 import { loadSite, loadSubscription } from '../services/site-lookup.js';
@@ -201,7 +201,11 @@ export class ProformaInvoiceService {
         const view = await engine.subscriptions.create(subdomain, signup);
         return engine.storage.transaction(async (tx): Promise<SignupProformaPreview> => {
           const site = await loadSite(tx, subdomain);
-          const subscription = view.subscription;
+          // A delayed signup bills at its start: written as the due work will write it then.
+          const subscription =
+            view.subscription.state === 'awaiting_signup'
+              ? await writeStartForPreview(tx, site, view.subscription)
+              : view.subscription;
           // The customer exists outside the preview only when the signup named it.
           const customerId = namesCustomer ? subscription.customerId : null;
           const now = this.#deps.clock.now();
@@ -251,10 +255,10 @@ async function loadProforma(tx: StorageTransaction, siteId: number, uid: string)
 }
 
 /**
- * The subscription's next renewal as a proforma invoice: its lines, per-line discounts and total
- * from the billing manifest (the renewal's own assessment), its discounts per coupon from the same
- * assessment, dated the day the renewal is due. With `live` (the default) a subscription that does
- * not renew is refused.
+ * The subscription's next renewal as a proforma invoice: its lines, per-line discounts, discounts
+ * per coupon and total from the billing manifest (the renewal's own assessment and lines: after an
+ * advance invoice, only the difference the renewal bills), dated the day the renewal is due. With
+ * `live` (the default) a subscription that does not renew is refused.
  */
 async function renewalContent(
   tx: StorageTransaction,
@@ -276,9 +280,6 @@ async function renewalContent(
   const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
   if (version === undefined)
     throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
-  const { discounts } = await assessNextPeriod({ tx, now, record: () => {} }, site, subscription, version.terms, {
-    resetMetered: false,
-  });
   const product = await tx.catalog.findProduct(site.id, subscription.productId);
   const family = product === undefined ? undefined : await tx.catalog.findFamily(site.id, product.familyId);
   const lineItems = manifest.lineItems.map((item) => ({
@@ -312,7 +313,7 @@ async function renewalContent(
     periodStart: manifest.startDate,
     periodEnd: manifest.endDate,
     lineItems,
-    discounts: discounts.map((d) => ({ title: d.memo, couponCode: d.code, amountInCents: -d.amountInCents })),
+    discounts: manifest.discounts.map((d) => ({ title: d.memo, couponCode: d.code, amountInCents: -d.amountInCents })),
     subtotalInCents: manifest.subtotalInCents,
     discountInCents: manifest.totalDiscountInCents,
     taxInCents: manifest.totalTaxInCents,
@@ -349,7 +350,7 @@ function fromInvoice(invoice: InvoiceRecord, base: ProformaInvoiceContent, now: 
   };
 }
 
-/** A signup that bills nothing now (a free trial, a future start): no lines, dated today. */
+/** A signup that bills nothing (a free trial): no lines, dated today. */
 function emptyContent(base: ProformaInvoiceContent, now: Date, timeZone: string): ProformaInvoiceContent {
   return {
     ...base,

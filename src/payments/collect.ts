@@ -15,7 +15,13 @@
  * gateway answers once.
  */
 import type { ChargeResult, PaymentGateway } from '../ports/gateway.js';
-import type { PaymentAttemptRecord, PaymentAttemptStatus, Storage } from '../ports/storage.js';
+import type {
+  PaymentAttemptRecord,
+  PaymentAttemptStatus,
+  Storage,
+  StorageTransaction,
+  SubscriptionRecord,
+} from '../ports/storage.js';
 
 /** Where a charge is taken from: the payment profile's vault tokens. */
 export interface ChargeVault {
@@ -128,6 +134,34 @@ export async function lookUpByKey(gateway: PaymentGateway, key: string): Promise
   }
 }
 
+/** The key of a subscription's renewal charge for one period: one charge per period, whichever worker runs it. */
+export function renewalAttemptKey(subscriptionId: number, periodIndex: number): string {
+  return `renewal:${subscriptionId}:${periodIndex}`;
+}
+
+/**
+ * The amount of the renewal charge of the subscription's current period while its attempt is
+ * still open (0 once settled, or when there was none). Its due item normally runs before any
+ * later work of the subscription; when a command canceled that item under the charge (a worker
+ * that died after the gateway call, or whose answer was lost), the charge may have been taken and
+ * a collection of the balance leaves its amount out until the attempt is settled, as it leaves out
+ * an allocation's unsettled payment.
+ */
+export async function openRenewalAmount(
+  tx: StorageTransaction,
+  subscription: Pick<SubscriptionRecord, 'siteId' | 'id' | 'periodIndex'>,
+): Promise<number> {
+  if (subscription.periodIndex < 1) return 0;
+  const open = await tx.payments.findByKey(
+    subscription.siteId,
+    renewalAttemptKey(subscription.id, subscription.periodIndex),
+  );
+  return open !== undefined && isOpenAttempt(open.status) ? open.amountInCents : 0;
+}
+
+/** The message of an attempt a reconciliation found the gateway never saw (so nothing was taken). */
+export const NOT_SEEN_BY_GATEWAY = 'The gateway has no record of the charge.';
+
 /** What a reconciliation learned about an attempt whose outcome was never committed. */
 export type ReconciliationFinding =
   /** The attempt was settled meanwhile (by its command or another reconciliation): nothing to do. */
@@ -154,7 +188,7 @@ export async function reconcileByKey(
   return {
     kind: 'known',
     attempt,
-    result: known ?? { outcome: 'error', message: 'The gateway has no record of the charge.' },
+    result: known ?? { outcome: 'error', message: NOT_SEEN_BY_GATEWAY },
   };
 }
 

@@ -6,9 +6,9 @@ export interface PurgeOptions {
   /**
    * Also remove the subscription's customer: its row, its metadata (custom field values), all of
    * its payment profiles (a profile cannot outlive its customer), its payment attempts that belong
-   * to no subscription, and the events about it. Only when the customer has no other subscription:
-   * with another one the customer is kept and `customerRemoved` is false (the engine refuses
-   * such a purge before it reaches the repository).
+   * to no subscription, its billing-portal access, and the events about it. Only when the
+   * customer has no other subscription: with another one the customer is kept and
+   * `customerRemoved` is false (the engine refuses such a purge before it reaches the repository).
    */
   readonly customer: boolean;
   /**
@@ -38,8 +38,13 @@ export interface PurgeSummary {
   /** Prepayment and service-credit entries. */
   readonly accountEntries: number;
   /**
-   * Due work about the removed records: the subscription's own work (renewals, notices, retries,
-   * ...), the reconciliations of its payment attempts and the deliveries of removed webhooks.
+   * Due work about the removed records, whatever its status: the subscription's own work
+   * (renewals, notices, retries, ...), the reconciliations of its payment attempts, the deliveries
+   * of removed webhooks, its prepaid replenishment checks (kind `reconcile_payment`, subject 0,
+   * keyed `prepaid_replenishment:<subscription id>:...`) and the mail jobs about it (kind
+   * `mail_delivery`, keyed `mail:<kind>:<subject id>:...`: its `payment_update_request` mails,
+   * the `invoice` mails of its invoices and, with the customer, the customer's
+   * `portal_invitation` mails).
    */
   readonly dueWork: number;
   /** Outbox events whose subject is a removed record (the subscription, its attempts, invoices, credit notes, the customer). */
@@ -47,13 +52,19 @@ export interface PurgeSummary {
   /** Webhooks built from removed events. */
   readonly webhooks: number;
   readonly paymentProfiles: number;
+  /**
+   * The subscription's custom price points (type `custom`, made for it by a signup's or a
+   * migration's `custom_price`) with the product versions holding their terms.
+   */
+  readonly customPricePoints: number;
   /** Whether the customer was removed. */
   readonly customerRemoved: boolean;
 }
 
 /**
  * Deletes one subscription's rows from every table that holds them. Records that are the site's
- * rather than the subscription's stay: the catalog, coupons and their redemption counts (a
+ * rather than the subscription's stay: the catalog (but for the subscription's own custom price
+ * points), coupons and their redemption counts (a
  * conversion happened), document numbering (a number is never issued twice), data exports
  * already written, direct-post call records, and other subscriptions (a subscription it referred
  * keeps its `referredBy`).

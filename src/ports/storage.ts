@@ -33,6 +33,7 @@ export type * from './billing-records.js';
 import type { AccountsRepository, ExportsRepository } from './account-records.js';
 import type { DirectCallsRepository, WebhooksRepository } from './delivery-records.js';
 import type { InvoicesRepository } from './invoice-records.js';
+import type { MrrMovementsRepository } from './mrr-movement-records.js';
 import type { OffersRepository } from './offer-records.js';
 import type { PortalAccessRepository } from './portal-access-records.js';
 import type { PricePointsRepository } from './price-point-records.js';
@@ -45,6 +46,7 @@ export type * from './account-records.js';
 export type * from './catalog-extras.js';
 export type * from './delivery-records.js';
 export type * from './invoice-records.js';
+export type * from './mrr-movement-records.js';
 export type * from './offer-records.js';
 export type * from './portal-access-records.js';
 export type * from './price-point-records.js';
@@ -251,6 +253,8 @@ export interface StorageTransaction {
   readonly portalAccess: PortalAccessRepository;
   /** Offers: packages of a product, components and coupons that a signup can name. */
   readonly offers: OffersRepository;
+  /** The history of each subscription's MRR, one row per change (see `mrr-movements.ts` of the services). */
+  readonly mrrMovements: MrrMovementsRepository;
 }
 
 /** What an adapter can do; conformance cases that need a capability skip, with a printed reason, without it. */

@@ -21,7 +21,7 @@ import type {
   SubscriptionState,
 } from '../ports/storage.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { type AssessedCharge, assessNextPeriod } from './period-assessment.js';
+import { type AssessedCharge, assessNextPeriod, type PeriodAssessment } from './period-assessment.js';
 import { post } from './posting.js';
 import { runRead } from './read-runner.js';
 import { loadSite, loadSubscription } from './site-lookup.js';
@@ -333,6 +333,42 @@ export interface AdvanceDifference {
   readonly componentId: number | null;
   readonly amountInCents: number;
   readonly memo: string;
+  /** The coupon of a coupon adjustment. */
+  readonly couponCode?: string;
+}
+
+/**
+ * What the renewal into the assessed period bills, line by line: the assessment's charges and its
+ * coupons' (negative) adjustments, or, when an advance invoice already billed that period, only the
+ * difference ({@link afterAdvance}). The one place the renewal and its estimates (the billing
+ * manifest, the renewal preview, proformas) take the lines from. `subscription` is the
+ * subscription before the renewal moves it (its data holds the advance invoice's note). Reads only.
+ */
+export async function renewalLines(
+  tx: StorageTransaction,
+  subscription: SubscriptionRecord,
+  assessment: Pick<PeriodAssessment, 'period' | 'charges' | 'discounts'>,
+): Promise<{ lines: AdvanceDifference[]; advance: { note: AdvanceInvoiceNote; invoice: InvoiceRecord } | undefined }> {
+  const advance = await advanceInvoiceOf(tx, subscription, assessment.period.index);
+  if (advance !== undefined)
+    return { lines: afterAdvance(assessment.charges, assessment.discounts, advance.note), advance };
+  const lines: AdvanceDifference[] = assessment.charges.map((c) => ({
+    type: 'charge',
+    kind: c.kind,
+    componentId: c.componentId,
+    amountInCents: c.amountInCents,
+    memo: c.memo,
+  }));
+  for (const d of assessment.discounts)
+    lines.push({
+      type: 'adjustment',
+      kind: 'coupon',
+      componentId: null,
+      amountInCents: d.amountInCents,
+      memo: d.memo,
+      couponCode: d.code,
+    });
+  return { lines, advance: undefined };
 }
 
 /**
@@ -399,10 +435,24 @@ export function afterAdvance(
     discounted.delete(d.code);
     const diff = d.amountInCents - (before?.amount ?? 0);
     if (diff !== 0)
-      out.push({ type: 'adjustment', kind: 'coupon', componentId: null, amountInCents: diff, memo: d.memo });
+      out.push({
+        type: 'adjustment',
+        kind: 'coupon',
+        componentId: null,
+        amountInCents: diff,
+        memo: d.memo,
+        couponCode: d.code,
+      });
   }
-  for (const gone of discounted.values())
+  for (const [code, gone] of discounted)
     if (gone.amount !== 0)
-      out.push({ type: 'adjustment', kind: 'coupon', componentId: null, amountInCents: -gone.amount, memo: gone.memo });
+      out.push({
+        type: 'adjustment',
+        kind: 'coupon',
+        componentId: null,
+        amountInCents: -gone.amount,
+        memo: gone.memo,
+        couponCode: code,
+      });
   return out;
 }

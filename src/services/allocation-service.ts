@@ -229,6 +229,11 @@ interface AllocationPaymentPlan {
   readonly memo: string;
   /** The component the payment line names: the only one collected for, else null. */
   readonly componentId: number | null;
+  /**
+   * The invoice the allocation's lines issued, which the payment pays first (left out by plans
+   * stored before it was recorded: their payment pays the oldest open invoice first).
+   */
+  readonly invoiceUid?: string;
 }
 
 /** The `type` of an allocation payment's reconciliation plan. */
@@ -277,12 +282,14 @@ export class AllocationService {
    * line for a downgrade, as `upgradeCharge` / `downgradeCredit` say, and
    * `component_allocation_change`. The period's percentage coupons discount the charge (or
    * give back their share of the credit) in `adjustment` lines of kind `coupon`, as a renewal
-   * writes them; that is not a use of the coupon. A period not yet paid for (a trial, or the free
-   * period before an import's first billing) gives neither charge nor credit. When a charge is due
-   * and `accrueCharge` is false, the part of it the balance still owes is collected after that
-   * commit (attempt `allocation:<sub>:<component>:<uuid>`, committed with its `reconcile_payment`
-   * row and the subscription's open-collection claim; gateway outside any transaction; result
-   * committed and the claim released): success adds a `component_proration` payment; a decline or
+   * writes them; that is not a use of the coupon. A period not yet paid for (a trial, a delayed
+   * signup before its start, or the free period before an import's first billing) gives neither
+   * charge nor credit. When a charge is due and `accrueCharge` is false, the part of it the
+   * balance still owes is collected after that commit (attempt
+   * `allocation:<sub>:<component>:<uuid>`, committed with its `reconcile_payment` row and the
+   * subscription's open-collection claim; gateway outside any transaction; result committed and
+   * the claim released): success adds a `component_proration` payment, which pays the invoice the
+   * change issued first (not an older open one, such as an advance invoice); a decline or
    * error records the attempt's outcome and `payment_failure`, and the charge accrues to the next
    * renewal; a lost answer leaves the attempt `unknown` for its reconciliation row, which looks it
    * up by key and settles it once (see {@link reconcile}), and until then the amount is held out of
@@ -310,8 +317,9 @@ export class AllocationService {
 
   /**
    * Changes several allocations of one subscription in one command (`POST
-   * /subscriptions/{id}/allocations.json`): all are applied, in order, or none is. The charges of
-   * the entries that do not accrue are collected together in one payment, as for {@link allocate}.
+   * /subscriptions/{id}/allocations.json`): all are applied, in order, or none is. Their lines make
+   * one invoice; the charges of the entries that do not accrue are collected together in one
+   * payment, which pays that invoice first, as for {@link allocate}.
    * A component listed twice is changed twice, the second change starting from the first.
    */
   async allocateMany(
@@ -491,16 +499,28 @@ export class AllocationService {
         throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
       const current: SubscriptionScope = { ...scope, subscription };
       const coupons = await midPeriodCoupons(ctx.tx, subscription);
-      const effects: AllocationEffect[] = [];
+      const written: WrittenAllocation[] = [];
       let collectable = 0;
       const memos: string[] = [];
       for (const entry of parsed) {
         const plan = await planAllocation(ctx.tx, current, entry, coupons, ctx.now);
-        effects.push(await writeAllocation(ctx, current, plan));
+        written.push(await writeAllocation(ctx, current, plan));
         if (!plan.accrueCharge && plan.change.chargeInCents > 0) {
           collectable += plan.change.chargeInCents - plan.discountInCents;
           memos.push(chargeMemo(plan));
         }
+      }
+      // The lines of every change in one post: one invoice for the command, which its payment pays.
+      const posted = await post(
+        ctx.tx,
+        written.flatMap((w) => w.lines),
+      );
+      const effects: AllocationEffect[] = [];
+      let offset = 0;
+      for (const w of written) {
+        const mine = posted.slice(offset, offset + w.lines.length);
+        offset += w.lines.length;
+        effects.push(recordAllocation(ctx, current, w, mine));
       }
       if (collectable === 0 || subscription.state === 'unpaid' || subscription.paymentProfileId === null) {
         return { effects, prepared: undefined };
@@ -526,12 +546,14 @@ export class AllocationService {
         }),
       );
       const componentIds = new Set(parsed.map((p) => p.componentId));
+      const invoiceUid = await invoiceOfLines(ctx.tx, scope.site.id, subscriptionId, posted);
       const plan: AllocationPaymentPlan = {
         type: ALLOCATION_PLAN,
         key,
         subscriptionId,
         memo: memos.join('; '),
         componentId: componentIds.size === 1 ? parsed[0]!.componentId : null,
+        ...(invoiceUid === undefined ? {} : { invoiceUid }),
       };
       // Committed with the attempt: if its outcome is never committed (a lost answer, a crash),
       // the row settles it by key later, so the balance is never collected beside it blindly.
@@ -629,20 +651,26 @@ export class AllocationService {
       await ctx.tx.dueWork.cancelFor(siteId, stored.id, ['reconcile_payment'], ctx.now);
       const subscription = await loadSubscription(ctx.tx, siteId, plan.subscriptionId);
       if (result.outcome === 'success') {
-        const [payment] = await post(ctx.tx, [
-          {
-            ...line(
-              subscription,
-              'payment',
-              'component_proration',
-              stored.amountInCents,
-              `Payment for: ${plan.memo}`,
-              ctx.now,
-              { success: true, gatewayTransactionId: result.transactionId },
-            ),
-            componentId: plan.componentId,
-          },
-        ]);
+        // It pays the invoice the allocation issued first, not the oldest open one (an advance
+        // invoice, or a renewal's left open by a decline, is collected by its own renewal or retry).
+        const [payment] = await post(
+          ctx.tx,
+          [
+            {
+              ...line(
+                subscription,
+                'payment',
+                'component_proration',
+                stored.amountInCents,
+                `Payment for: ${plan.memo}`,
+                ctx.now,
+                { success: true, gatewayTransactionId: result.transactionId },
+              ),
+              componentId: plan.componentId,
+            },
+          ],
+          plan.invoiceUid === undefined ? {} : { payInvoiceUid: plan.invoiceUid },
+        );
         const updated = await ctx.tx.payments.update(siteId, stored.id, {
           status: 'succeeded',
           gatewayTransactionId: result.transactionId,
@@ -700,12 +728,12 @@ export function isAllocationReconciliation(payload: Readonly<Record<string, unkn
 
 /** The allocation payment plan stored in a reconciliation row, or undefined when the payload is not one. */
 function parsePaymentPlan(payload: Readonly<Record<string, unknown>>): AllocationPaymentPlan | undefined {
-  const { type, key, subscriptionId, memo, componentId } = payload;
+  const { type, key, subscriptionId, memo, componentId, invoiceUid } = payload;
   if (type !== ALLOCATION_PLAN || typeof key !== 'string' || typeof memo !== 'string') return undefined;
   if (typeof subscriptionId !== 'number' || !(componentId === null || typeof componentId === 'number')) {
     return undefined;
   }
-  return { type, key, subscriptionId, memo, componentId };
+  return { type, key, subscriptionId, memo, componentId, ...(typeof invoiceUid === 'string' ? { invoiceUid } : {}) };
 }
 
 /**
@@ -824,7 +852,13 @@ function readMemo(memo: unknown): string | null {
   return memo.trim() === '' ? null : memo.trim();
 }
 
-/** The site, a live subscription of it and its product; `not_found` / `validation` otherwise. */
+/**
+ * The site, a live or `awaiting_signup` subscription of it and its product; `not_found` /
+ * `validation` otherwise. A delayed signup takes allocations and usage before its start, as the
+ * service's does ("it can be canceled, allocated to, had its billing date changed"): its period
+ * (index -1) was not paid, so a change charges or credits nothing, and the start bills the
+ * quantities it finds then.
+ */
 async function loadScope(
   tx: StorageTransaction,
   subdomain: string,
@@ -832,7 +866,8 @@ async function loadScope(
 ): Promise<SubscriptionScope> {
   const site = await loadSite(tx, subdomain);
   const subscription = await loadSubscription(tx, site.id, subscriptionId);
-  if (!LIVE_STATES.includes(subscription.state)) throw invalid(NOT_ELIGIBLE);
+  if (!LIVE_STATES.includes(subscription.state) && subscription.state !== 'awaiting_signup')
+    throw invalid(NOT_ELIGIBLE);
   const product = await tx.catalog.findProduct(site.id, subscription.productId);
   const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
   if (!product || !version) {
@@ -857,8 +892,8 @@ async function familyComponent(
  * quantity-based or on/off), the pinned version (the current one for a component the subscription
  * does not have yet, which must then not be archived), the costs before and after, and the charge
  * or credit, and the coupons' part of it. A period that was not charged in advance (a trial, or
- * the free period before an import's first billing, index -1) gives neither: there is nothing paid
- * to top up or refund.
+ * the period before a delayed signup starts or before an import's first billing, index -1) gives
+ * neither: there is nothing paid to top up or refund.
  */
 async function planAllocation(
   tx: StorageTransaction,
@@ -926,12 +961,27 @@ async function planAllocation(
   return { ...entry, component, version, existing, previousQuantity, change, discounts, discountInCents };
 }
 
-/** Writes one planned change: the row, its history, its charge or credit line, its coupon lines and its event. */
+/** One change written but not yet posted: its row and history, and the lines it bills. */
+interface WrittenAllocation {
+  readonly plan: AllocationPlan;
+  readonly allocation: AllocationRecord;
+  readonly subscriptionComponent: SubscriptionComponentRecord;
+  /** Its charge or credit line (when the change gave one), then its coupon lines. */
+  readonly lines: readonly NewTransaction[];
+  readonly hasLine: boolean;
+  readonly pricePoint: ComponentPricePointRecord | undefined;
+  readonly previousPricePoint: ComponentPricePointRecord | undefined;
+}
+
+/**
+ * Writes one planned change: the row and its history, and works out its charge or credit line and
+ * its coupon lines (posted by the command with the other changes' lines, as one invoice).
+ */
 async function writeAllocation(
   ctx: CommandContext,
   scope: SubscriptionScope,
   plan: AllocationPlan,
-): Promise<AllocationEffect> {
+): Promise<WrittenAllocation> {
   const { site, subscription } = scope;
   const subscriptionComponent = await ctx.tx.subscriptionComponents.upsert(
     componentRow(
@@ -991,7 +1041,6 @@ async function writeAllocation(
       }),
     );
   }
-  const [written, ...discountLines] = lines.length > 0 ? await post(ctx.tx, lines) : [];
   const pricePoint = await ctx.tx.pricePoints.findComponentVersionPricePoint(
     site.id,
     plan.component.id,
@@ -1005,6 +1054,26 @@ async function writeAllocation(
           plan.component.id,
           plan.existing.componentVersion,
         );
+  return {
+    plan,
+    allocation,
+    subscriptionComponent,
+    lines,
+    hasLine: ledgerLine !== undefined,
+    pricePoint,
+    previousPricePoint: previousPricePoint?.id === pricePoint?.id ? undefined : previousPricePoint,
+  };
+}
+
+/** Records a written change's event, once its lines (`posted`, in its order) are on the ledger. */
+function recordAllocation(
+  ctx: CommandContext,
+  scope: SubscriptionScope,
+  written: WrittenAllocation,
+  posted: readonly TransactionRecord[],
+): AllocationEffect {
+  const { site, subscription } = scope;
+  const { plan } = written;
   ctx.record({
     siteId: site.id,
     key: 'component_allocation_change',
@@ -1018,18 +1087,32 @@ async function writeAllocation(
       timestamp: eventTimestamp(ctx.now),
     },
   });
+  const [first, ...rest] = posted;
   return {
-    allocation,
-    subscriptionComponent,
+    allocation: written.allocation,
+    subscriptionComponent: written.subscriptionComponent,
     direction: plan.change.direction,
     chargeInCents: plan.change.chargeInCents,
     creditInCents: plan.change.creditInCents,
     discountInCents: plan.discountInCents,
-    line: written ?? null,
-    discountLines,
-    pricePoint,
-    previousPricePoint: previousPricePoint?.id === pricePoint?.id ? undefined : previousPricePoint,
+    line: written.hasLine ? (first ?? null) : null,
+    discountLines: written.hasLine ? rest : posted,
+    pricePoint: written.pricePoint,
+    previousPricePoint: written.previousPricePoint,
   };
+}
+
+/** The open invoice the command's posted lines are on, when they issued one still due. */
+async function invoiceOfLines(
+  tx: StorageTransaction,
+  siteId: number,
+  subscriptionId: number,
+  posted: readonly TransactionRecord[],
+): Promise<string | undefined> {
+  if (posted.length === 0) return undefined;
+  const ids = new Set(posted.map((l) => l.id));
+  const open = await tx.invoices.listForSubscription(siteId, subscriptionId, 'open');
+  return open.find((i) => i.lineItems.some((item) => item.transactionId !== null && ids.has(item.transactionId)))?.uid;
 }
 
 /** The memo of a change's ledger line: the caller's memo, or what changed and how it was priced. */

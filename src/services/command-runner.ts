@@ -3,6 +3,7 @@ import type { BillingEvent, EventKey } from '../events.js';
 import { deferInvoiceNumbering, numberDeferredInvoices } from '../invoices/issuing.js';
 import type { Clock } from '../ports/clock.js';
 import type { NewOutboxEvent, Storage, StorageTransaction, TransactionOptions } from '../ports/storage.js';
+import { type MrrSubject, recordMrrMovements } from './mrr-movements.js';
 
 /** What a command sees: its transaction, the one instant it runs at, and a place to record events. */
 export interface CommandContext {
@@ -17,6 +18,17 @@ export interface CommandContext {
     subjectId: number;
     payload: Record<string, unknown>;
   }): void;
+  /**
+   * Marks a subscription whose MRR the command may have changed without recording an event about
+   * it (a coupon added or removed): its MRR is compared with its last movement as for an event's
+   * (see `mrr-movements.ts`). Optional: a context that only reads has none.
+   */
+  touchMrr?(siteId: number, subscriptionId: number): void;
+}
+
+/** A subscription {@link CommandContext.touchMrr} marked, as the MRR recorder reads events. */
+function touched(siteId: number, subscriptionId: number): MrrSubject {
+  return { siteId, key: 'mrr_touch', subjectType: 'subscription', subjectId: subscriptionId };
 }
 
 /** The dependencies of {@link runCommand}. */
@@ -43,14 +55,20 @@ export async function runCommand<T>(
   let committed: BillingEvent[] = [];
   const result = await deps.storage.transaction(async (tx) => {
     const pending: NewOutboxEvent[] = [];
+    const marked: MrrSubject[] = [];
     const ctx: CommandContext = {
       tx,
       now: deps.clock.now(),
       record(event) {
         pending.push({ ...event, occurredAt: ctx.now });
       },
+      touchMrr(siteId, subscriptionId) {
+        marked.push(touched(siteId, subscriptionId));
+      },
     };
     const value = await work(ctx);
+    // The MRR history of the subscriptions the events concern, in the same transaction.
+    if (pending.length > 0 || marked.length > 0) await recordMrrMovements(tx, [...pending, ...marked], ctx.now);
     committed = pending.length > 0 ? ((await tx.outbox.append(pending)) as BillingEvent[]) : [];
     if (committed.length > 0 && deps.onEvents) await deps.onEvents(tx, committed, ctx.now);
     return value;
@@ -153,14 +171,23 @@ export class CommandBatcher {
     const values: unknown[] = [];
     const pending: NewOutboxEvent[] = [];
     for (const command of batch) {
+      const marked: MrrSubject[] = [];
       const ctx: CommandContext = {
         tx,
         now: command.now,
         record(event) {
           pending.push({ ...event, occurredAt: ctx.now });
         },
+        touchMrr(siteId, subscriptionId) {
+          marked.push(touched(siteId, subscriptionId));
+        },
       };
+      const first = pending.length;
       values.push(await command.work(ctx));
+      // Each command's MRR movements at its own instant, after its own work.
+      if (pending.length > first || marked.length > 0) {
+        await recordMrrMovements(tx, [...pending.slice(first), ...marked], ctx.now);
+      }
     }
     // Last, so that the invoice counter is held for these few statements and the commit only.
     await numberDeferredInvoices(tx);

@@ -12,7 +12,9 @@ import {
 import type { CompoundingStrategy, CouponRecord, SiteRecord, StorageTransaction } from '../ports/storage.js';
 import { loadFamily } from './catalog-service.js';
 import { type CommandDeps, runCommand } from './command-runner.js';
+import { type CouponCurrencyPriceInput, checkCouponCurrencyPrices, refuseCurrencies } from './currency-prices.js';
 import { clampPage } from './customer-service.js';
+import { runRead } from './read-runner.js';
 import { loadSite } from './site-lookup.js';
 
 /**
@@ -149,6 +151,39 @@ export class CouponService {
       const updated = await tx.coupons.update(site.id, current.id, { archivedAt: now, updatedAt: now });
       if (!updated) throw notFound('Coupon', couponId);
       return updated;
+    });
+  }
+
+  /**
+   * Prices of an amount coupon in other currencies (`PUT /coupons/{id}/currency_prices.json`),
+   * under the spec's one-currency rule (see currency-prices.ts). In order: the entries are checked
+   * (currency, amount in its major units, each currency once, at most `MAX_CURRENCY_PRICES`); the
+   * coupon is looked up (`not_found`); a percentage coupon is refused (it has no amount to price);
+   * then each currency is refused by name, since a site defines no currency besides its own, which
+   * is the coupon's primary pricing. Never resolves: every request ends in one of these refusals,
+   * read-only, so nothing is written. Refusals are a map of field to messages.
+   */
+  async createOrUpdateCurrencyPrices(
+    subdomain: string,
+    couponId: number,
+    prices: readonly CouponCurrencyPriceInput[],
+  ): Promise<never> {
+    const currencies = checkCouponCurrencyPrices(prices);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      if (!Number.isSafeInteger(couponId) || couponId < 1) throw notFound('Coupon', couponId);
+      const coupon = await loadCoupon(tx, site.id, couponId);
+      if (coupon.percentage !== null)
+        throw validationError(
+          [
+            {
+              message:
+                'Currency prices: a percentage coupon has no amount to price in other currencies; only amount coupons have currency prices.',
+              attribute: 'currency_prices',
+            },
+          ],
+          'map',
+        );
+      return refuseCurrencies(site, currencies, 'coupon');
     });
   }
 
@@ -643,4 +678,5 @@ export const COUPON_METHODS = [
   'listSubcodes',
   'deleteSubcode',
   'usage',
+  'createOrUpdateCurrencyPrices',
 ] as const;

@@ -4,7 +4,8 @@
  * The start itself is planned in `delayed-signup.ts` and run by the renewal worker.
  */
 import { addInterval } from '../domain/time/index.js';
-import type { ProductTerms, SubscriptionRecord } from '../ports/storage.js';
+import { BillingError, invalid } from '../errors.js';
+import type { ProductTerms, SiteRecord, SubscriptionRecord } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 
 /**
@@ -62,4 +63,60 @@ export const PENDING_START_KEY = 'pendingStart';
  */
 export function delayedStartInFlight(subscription: Pick<SubscriptionRecord, 'state' | 'data'>): boolean {
   return subscription.state === 'awaiting_signup' && subscription.data[PENDING_START_KEY] != null;
+}
+
+/**
+ * A billing-date change of an `awaiting_signup` subscription: it moves the start
+ * (`initial_billing_at`) to `at`, or to now when `at` is not in the future (the start is then due
+ * at once: `runNow`, run by the caller after its commit). The periods are anchored again at the
+ * new start (after the product's trial, counted from it), the start's due work is scheduled
+ * again, and `billing_date_change` is recorded with the previous date. Nothing is charged.
+ * Refused (422) while the start's first payment is in flight, and for a start at or after the
+ * subscription's expiration (which stays where it is).
+ */
+export async function moveDelayedStart(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  at: Date,
+): Promise<{ subscription: SubscriptionRecord; runNow: boolean }> {
+  if (subscription.state !== 'awaiting_signup')
+    throw new BillingError('internal', `Subscription ${subscription.id} is not awaiting its signup.`);
+  if (delayedStartInFlight(subscription))
+    throw invalid(
+      'Next billing at: the subscription is starting and its first payment is in progress; try again when it has settled.',
+      'next_billing_at',
+    );
+  const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
+  if (subscription.expiresAt !== null && when.getTime() >= subscription.expiresAt.getTime())
+    throw invalid(
+      `Next billing at: must be before the subscription expires (${subscription.expiresAt.toISOString()}).`,
+      'next_billing_at',
+    );
+  const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  if (!version)
+    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+  await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['delayed_signup'], ctx.now);
+  const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
+    periodAnchorAt: delayedSignupAnchor(when, version.terms, site.timeZone),
+    currentPeriodEndsAt: when,
+    nextAssessmentAt: when,
+    updatedAt: ctx.now,
+  });
+  if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+  await scheduleDelayedSignup(ctx, moved);
+  ctx.record({
+    siteId: site.id,
+    key: 'billing_date_change',
+    subjectType: 'subscription',
+    subjectId: subscription.id,
+    payload: {
+      subscription: {
+        id: subscription.id,
+        previous_billing_date: subscription.nextAssessmentAt?.toISOString() ?? null,
+        next_billing_date: when.toISOString(),
+      },
+    },
+  });
+  return { subscription: moved, runNow: when.getTime() <= ctx.now.getTime() };
 }

@@ -10,17 +10,21 @@
  * `delayed-signup-schedule.ts` (the signup cannot import this module: it prices with the signup's
  * coupon rules).
  */
+import { BillingError } from '../errors.js';
 import type {
   CouponRecord,
+  NewTransaction,
   ProductTerms,
   SiteRecord,
+  StorageTransaction,
   SubscriptionRecord,
   SubscriptionState,
 } from '../ports/storage.js';
 import type { CommandContext } from './command-runner.js';
 import { PENDING_START_KEY } from './delayed-signup-schedule.js';
 import { type AssessedCharge, assessNextPeriod, renewalCoupons } from './period-assessment.js';
-import { couponDiscounts } from './subscription-service.js';
+import { post } from './posting.js';
+import { couponDiscounts, couponUsesAfter, line } from './subscription-service.js';
 
 export { PENDING_START_KEY };
 
@@ -55,13 +59,15 @@ export interface DelayedStart {
  * first billed when the trial ends, as for a signup into a trial); without one, the first period
  * as a renewal would assess it (baseline, components, metered usage recorded while awaiting) plus
  * the setup fee. The signup's coupons (deferred to the first amount due) discount the lines.
- * Takes the metered usage it bills off the balances, in the caller's transaction.
+ * Takes the metered usage it bills off the balances, in the caller's transaction, unless
+ * `resetMetered` is false (an estimate that reads only).
  */
 export async function planDelayedStart(
   ctx: CommandContext,
   site: SiteRecord,
   subscription: SubscriptionRecord,
   terms: ProductTerms,
+  options: { readonly resetMetered?: boolean } = {},
 ): Promise<DelayedStart> {
   const coupons: CouponRecord[] = await renewalCoupons(ctx.tx, subscription);
   const setupFee: AssessedCharge | undefined =
@@ -93,7 +99,9 @@ export async function planDelayedStart(
       trialEndsAt: subscription.periodAnchorAt,
     };
   } else {
-    const assessed = await assessNextPeriod(ctx, site, subscription, terms, { resetMetered: true });
+    const assessed = await assessNextPeriod(ctx, site, subscription, terms, {
+      resetMetered: options.resetMetered ?? true,
+    });
     charges = [...assessed.charges, ...(setupFee ? [setupFee] : [])];
     start = {
       state: 'active',
@@ -154,4 +162,87 @@ export function readStoredStart(data: Readonly<Record<string, unknown>>): Delaye
 export function withoutStoredStart(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { [PENDING_START_KEY]: _dropped, ...rest } = data;
   return rest;
+}
+
+/** The ledger lines a planned start posts at `at` (its instant), in the start's period; its payment is not among them. */
+export function startLines(subscription: SubscriptionRecord, start: DelayedStart, at: Date): NewTransaction[] {
+  return start.lines.map((l) =>
+    line(subscription, l.type, l.kind, l.amountInCents, l.memo, at, {
+      periodIndex: start.periodIndex,
+      componentId: l.componentId,
+    }),
+  );
+}
+
+/**
+ * The subscription's fields once a planned start is written at `at`, beside its state
+ * (`start.state`): its first period (or trial) and its dates, the planned start dropped from its
+ * data, and the coupons that discounted the start counted (no longer deferred).
+ */
+export function startFields(
+  subscription: SubscriptionRecord,
+  start: DelayedStart,
+  at: Date,
+): Pick<
+  SubscriptionRecord,
+  | 'periodIndex'
+  | 'currentPeriodStartedAt'
+  | 'currentPeriodEndsAt'
+  | 'nextAssessmentAt'
+  | 'activatedAt'
+  | 'trialStartedAt'
+  | 'trialEndedAt'
+  | 'data'
+> {
+  const data = withoutStoredStart(subscription.data);
+  const codes = start.couponCodes;
+  return {
+    periodIndex: start.periodIndex,
+    currentPeriodStartedAt: start.periodStart,
+    currentPeriodEndsAt: start.periodEnd,
+    nextAssessmentAt: start.periodEnd,
+    activatedAt: start.state === 'active' ? at : null,
+    trialStartedAt: start.trialEndsAt === null ? null : at,
+    trialEndedAt: start.trialEndsAt,
+    data:
+      codes.length === 0
+        ? data
+        : {
+            ...data,
+            couponUses: couponUsesAfter(
+              (data.couponUses ?? {}) as Record<string, unknown>,
+              codes.map((code) => ({ code })),
+            ),
+            couponDeferred: ((data.couponDeferred ?? []) as string[]).filter((code) => !codes.includes(code)),
+          },
+  };
+}
+
+/**
+ * For previews only, in a transaction that is rolled back: writes the start of an
+ * `awaiting_signup` subscription as the due work will write it at its `initial_billing_at` (the
+ * lines {@link planDelayedStart} plans at that instant, posted as the signup invoice, and the
+ * subscription moved by {@link startFields}), without its payment, events or next renewal. What a
+ * preview then reads (the ledger, the invoice, the next renewal's manifest) is what the start
+ * bills and what follows it. Returns the started subscription.
+ */
+export async function writeStartForPreview(
+  tx: StorageTransaction,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+): Promise<SubscriptionRecord> {
+  const version = await tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  if (!version)
+    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+  const at = subscription.currentPeriodEndsAt;
+  const ctx: CommandContext = { tx, now: at, record: () => {} };
+  const start = await planDelayedStart(ctx, site, subscription, version.terms);
+  await post(tx, startLines(subscription, start, at), { role: 'signup' });
+  const started = await tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
+    ...startFields(subscription, start, at),
+    state: start.state,
+    updatedAt: at,
+  });
+  if (!started) throw new BillingError('conflict', `Subscription ${subscription.id} changed during its preview.`);
+  return started;
 }

@@ -848,10 +848,9 @@ const ADDRESS_FIELDS: readonly [string, keyof AddressFields][] = [
  * `signup[...]` (the service's signup fields) as the input of the main API's signup command:
  * product by handle or id, a new customer or `customer[id]`, the card from `payment_profile`,
  * coupons, components (read by `readComponents`, which knows where they came from), subscription
- * metafields and `subscription[snap_day]` / `[next_billing_at]`. Offers are refused rather than
- * dropped, as the main API refuses what it cannot honour, because ignoring one would bill something
- * other than what was asked. Card billing-address fields are not read at signup: the engine's
- * signup takes the card's address from the customer.
+ * metafields, `subscription[snap_day]` / `[next_billing_at]` and `offer_id` (the signup the offer
+ * stands for, recorded on the subscription as the main API's is). Card billing-address fields are
+ * not read at signup: the engine's signup takes the card's address from the customer.
  */
 function signupInput(
   value: FormValue | undefined,
@@ -912,6 +911,9 @@ function signupInput(
 
   const components = readComponents(errors);
   if (components !== undefined && components.length > 0) input.components = components;
+  // `signup[currency]`: the site's only (checked by the signup command); blank means the site's.
+  const currency = text(signup.currency, 'Currency', 'currency', errors)?.trim();
+  if (currency !== undefined && currency !== '') input.currency = currency;
   // An offer (`signup[offer_id]`: its id, or `handle:<handle>`) stands for a product, components and coupons.
   const offerId = text(signup.offer_id, 'Offer id', 'offer_id', errors)?.trim();
   if (offerId !== undefined && offerId !== '') input.offerId = /^\d+$/.test(offerId) ? Number(offerId) : offerId;

@@ -11,7 +11,7 @@ import type {
 import { voidAdvanceInvoiceOnClose } from './advance-invoice-service.js';
 import { type BillingManifest, nextBillingManifest } from './billing-manifest.js';
 import { type CommandContext, runCommand } from './command-runner.js';
-import { delayedStartInFlight } from './delayed-signup-schedule.js';
+import { delayedStartInFlight, moveDelayedStart } from './delayed-signup-schedule.js';
 import { post } from './posting.js';
 import { isPrepaid, withoutPrepaidConfiguration } from './prepaid-configuration.js';
 import { changeProductInCommand, type ProductChangeInput } from './product-change.js';
@@ -604,7 +604,8 @@ export async function settleIfPaid(ctx: CommandContext, siteId: number, subscrip
 
 /**
  * Moves the next billing date inside a command (a past or immediate time bills now; while trialing
- * it moves the trial end) and records `billing_date_change`. `runNow`: the renewal is due at once,
+ * it moves the trial end; while awaiting its signup it moves the start, see `moveDelayedStart`)
+ * and records `billing_date_change`. `runNow`: the renewal is due at once,
  * to be run after the commit.
  */
 export async function changeBillingDateInCommand(
@@ -614,6 +615,8 @@ export async function changeBillingDateInCommand(
   nextBillingAt: Date | string,
 ): Promise<{ subscription: SubscriptionRecord; runNow: boolean }> {
   const at = parseInstant(nextBillingAt, site.timeZone, 'Next billing at');
+  // Before a delayed signup starts, its billing date is its start (`initial_billing_at`).
+  if (subscription.state === 'awaiting_signup') return moveDelayedStart(ctx, site, subscription, at);
   if (!LIVE_STATES.includes(subscription.state)) {
     throw new BillingError(
       'invalid_transition',

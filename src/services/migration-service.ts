@@ -3,7 +3,7 @@ import { remainderOf, unpaidRemainder } from '../billing/assessment.js';
 import { productInterval } from '../domain/subscription/periods.js';
 import { addInterval, billingPeriod, parseInstant } from '../domain/time/index.js';
 import { BillingError, invalid, ValidationCollector } from '../errors.js';
-import { callGateway } from '../payments/collect.js';
+import { callGateway, openRenewalAmount } from '../payments/collect.js';
 import type {
   CouponRecord,
   NewTransaction,
@@ -524,9 +524,11 @@ export class MigrationService {
       couponCode: d.code,
     }));
     const chargeInCents = [...charges, ...discounts].reduce((sum, l) => sum + l.amountInCents, 0);
-    // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
-    // of what the migration collects, until its reconciliation settles it.
-    const balance = collectableBalance(await tx.ledger.balance(site.id, id), subscription);
+    // A payment whose outcome is not known yet (an allocation's lost answer, the current period's
+    // renewal charge still at the gateway under a row a command canceled) holds its amount out of
+    // what the migration collects, until it is settled; it never turns debt into credit.
+    const owed = collectableBalance(await tx.ledger.balance(site.id, id), subscription);
+    const balance = owed > 0 ? Math.max(0, owed - (await openRenewalAmount(tx, subscription))) : owed;
     const availableCredit = creditInCents + Math.max(0, -balance);
     return {
       site,

@@ -94,7 +94,7 @@ const MAX_DESCRIPTION_LENGTH = 10_000;
 /**
  * Offers of a site: a product (at one of its price points), components at starting quantities and
  * coupons, packaged under a name and handle. A signup naming an offer (`offer_id`) signs up to
- * exactly that (see {@link offerSignupInput}). Offers are catalog records: they cannot be changed
+ * exactly that (see {@link offerSignup}). Offers are catalog records: they cannot be changed
  * or deleted, only archived (no new signups) and unarchived; a data clear keeps them.
  */
 export class OfferService {
@@ -185,6 +185,13 @@ export class OfferService {
   }
 }
 
+/**
+ * The key of a subscription's data holding the id of the offer it was signed up with (absent for a
+ * signup without one); the API shows it as `offer_id`. A later migration keeps it: it records
+ * where the subscription came from, not what it is on now.
+ */
+export const OFFER_ID_DATA_KEY = 'offerId';
+
 /** An offer by id; `not_found` when missing. */
 export async function loadOffer(tx: StorageTransaction, siteId: number, id: number): Promise<OfferRecord> {
   const offer = await tx.offers.findById(siteId, id);
@@ -226,15 +233,17 @@ const PRODUCT_FIELDS: readonly [keyof OfferSignupFields, string, string][] = [
  * request); a component the offer already has is refused, as are the product fields (product id
  * or handle, price point, custom price), which the offer decides. An unknown or archived offer is
  * a 422 on `offer_id`. Everything else of the offer (a coupon that has since expired, an archived
- * component) is checked by the signup as if it had been given explicitly.
+ * component) is checked by the signup as if it had been given explicitly. Answers that signup and
+ * the id of the offer (named by id or by handle), which the subscription records
+ * ({@link OFFER_ID_DATA_KEY}); null without `offerId`.
  */
-export async function offerSignupInput<T extends OfferSignupFields>(
+export async function offerSignup<T extends OfferSignupFields>(
   tx: StorageTransaction,
   siteId: number,
   input: T,
-): Promise<T> {
+): Promise<{ readonly input: T; readonly offerId: number | null }> {
   const reference = input.offerId;
-  if (reference === undefined) return input;
+  if (reference === undefined) return { input, offerId: null };
   const offer = await findOfferRef(tx, siteId, reference);
   if (offer === undefined) throw invalid(`Offer: '${String(reference)}' does not exist for this site.`, 'offer_id');
   if (offer.archivedAt !== null) throw invalid('Offer: has been archived and cannot be subscribed to.', 'offer_id');
@@ -292,7 +301,7 @@ export async function offerSignupInput<T extends OfferSignupFields>(
     ...(couponCodes.length === 0 ? {} : { couponCodes }),
   };
   // The caller's other fields are kept as they were (`rest`); only the offer's are set.
-  return signup as T;
+  return { input: signup as T, offerId: offer.id };
 }
 
 /** An offer by id, or by handle (`handle:<handle>`, or a bare handle); undefined when missing. */

@@ -10,7 +10,7 @@ import { BillingError, invalid, ValidationCollector } from '../errors.js';
 import { type ChargeVault, collect, isOpenAttempt, type PendingCharge } from '../payments/collect.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type { DueWorkRecord, SubscriptionRecord, SubscriptionState } from '../ports/storage.js';
-import { replayAccounts } from './account-service.js';
+import { prepaymentTotal, replayAccounts } from './account-replay.js';
 import { type CommandContext, runCommand } from './command-runner.js';
 import { settleIfPaid } from './lifecycle-service.js';
 import { pendingAttempt } from './payment-runner.js';
@@ -166,8 +166,7 @@ export class PrepaidService {
             await ctx.tx.ledger.listForSubscription(siteId, subscription.id),
             await ctx.tx.accounts.listForSubscription(siteId, subscription.id),
           );
-          let prepayments = 0;
-          for (const bucket of accounts.prepayments.values()) prepayments += bucket.remainingInCents;
+          const prepayments = prepaymentTotal(accounts);
           const owed = await ctx.tx.ledger.balance(siteId, subscription.id);
           const amount = replenishmentAmount(config, prepayments, owed);
           if (amount <= 0) return { done: 'settled' as const };

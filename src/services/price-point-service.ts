@@ -39,6 +39,16 @@ import {
   loadComponentVersion,
   resolvePricing,
 } from './component-service.js';
+import {
+  type ComponentCurrencyPriceInput,
+  type CurrencyPriceUpdateInput,
+  checkComponentCurrencyPrices,
+  checkCurrencyPriceUpdates,
+  checkProductCurrencyPrices,
+  type ProductCurrencyPriceInput,
+  refuseCurrencies,
+  refuseCurrencyPriceUpdates,
+} from './currency-prices.js';
 import { runRead } from './read-runner.js';
 import { loadSite, loadSubscription } from './site-lookup.js';
 
@@ -348,6 +358,89 @@ export class PricePointService {
         if (!promoted) throw notFound('Price point', current.id);
       }
       return loadProduct(tx, site.id, productId);
+    });
+  }
+
+  /**
+   * Prices of a product price point in other currencies (`POST
+   * /product_price_points/{id}/currency_prices.json`), under the spec's one-currency rule (see
+   * currency-prices.ts). In order: the entries are checked (currency, price in its major units,
+   * role; at most `MAX_CURRENCY_PRICES`); the price point is looked up by id (`not_found`);
+   * a custom one is refused; then each currency is refused by name, since a site defines no
+   * currency besides its own, which is the price point's primary pricing. Never resolves: every
+   * request ends in one of these refusals, read-only, so nothing is written.
+   */
+  async createProductCurrencyPrices(
+    subdomain: string,
+    pricePointId: number,
+    prices: readonly ProductCurrencyPriceInput[],
+  ): Promise<never> {
+    const currencies = checkProductCurrencyPrices(prices);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const pricePoint = await findProductPricePointById(tx, site.id, pricePointId);
+      if (pricePoint.type === 'custom')
+        throw currencyPriceRefusal('Currency Prices are not able to be created for custom product price points.');
+      return refuseCurrencies(site, currencies, 'price point');
+    });
+  }
+
+  /**
+   * New prices for currency prices of a product price point, by their ids (`PUT
+   * /product_price_points/{id}/currency_prices.json`). Checked in the order of
+   * {@link createProductCurrencyPrices}; the ids are then refused, since a site with one currency
+   * has no currency prices to update. Never resolves; nothing is written.
+   */
+  async updateProductCurrencyPrices(
+    subdomain: string,
+    pricePointId: number,
+    prices: readonly CurrencyPriceUpdateInput[],
+  ): Promise<never> {
+    const ids = checkCurrencyPriceUpdates(prices);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const pricePoint = await findProductPricePointById(tx, site.id, pricePointId);
+      if (pricePoint.type === 'custom')
+        throw currencyPriceRefusal('Currency Prices are not able to be updated for custom product price points.');
+      return refuseCurrencyPriceUpdates(site, ids);
+    });
+  }
+
+  /**
+   * Prices of a component price point's brackets in other currencies (`POST
+   * /price_points/{id}/currency_prices.json`), in the order of
+   * {@link createProductCurrencyPrices}: entries (currency, unit price, bracket `priceId`), the
+   * price point by id, a custom one refused, then each currency refused by name. Never resolves;
+   * nothing is written.
+   */
+  async createComponentCurrencyPrices(
+    subdomain: string,
+    pricePointId: number,
+    prices: readonly ComponentCurrencyPriceInput[],
+  ): Promise<never> {
+    const currencies = checkComponentCurrencyPrices(prices);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const pricePoint = await findComponentPricePointById(tx, site.id, pricePointId);
+      if (pricePoint.type === 'custom')
+        throw currencyPriceRefusal('Currency Prices are not able to be created for custom price points.');
+      return refuseCurrencies(site, currencies, 'price point');
+    });
+  }
+
+  /**
+   * New prices for currency prices of a component price point, by their ids (`PUT
+   * /price_points/{id}/currency_prices.json`), as {@link updateProductCurrencyPrices} does for
+   * products. Never resolves; nothing is written.
+   */
+  async updateComponentCurrencyPrices(
+    subdomain: string,
+    pricePointId: number,
+    prices: readonly CurrencyPriceUpdateInput[],
+  ): Promise<never> {
+    const ids = checkCurrencyPriceUpdates(prices);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const pricePoint = await findComponentPricePointById(tx, site.id, pricePointId);
+      if (pricePoint.type === 'custom')
+        throw currencyPriceRefusal('Currency Prices are not able to be updated for custom price points.');
+      return refuseCurrencyPriceUpdates(site, ids);
     });
   }
 
@@ -767,6 +860,34 @@ export async function resolveSignupVersion(
   return version;
 }
 
+/** A product price point of the site by its id alone (the currency price paths name no product); `not_found` otherwise. */
+async function findProductPricePointById(
+  tx: StorageTransaction,
+  siteId: number,
+  id: number,
+): Promise<ProductPricePointRecord> {
+  const found = Number.isSafeInteger(id) && id > 0 ? await tx.pricePoints.findProductPricePoint(siteId, id) : undefined;
+  if (!found) throw notFound('Price point', id);
+  return found;
+}
+
+/** A component price point of the site by its id alone; `not_found` otherwise. */
+async function findComponentPricePointById(
+  tx: StorageTransaction,
+  siteId: number,
+  id: number,
+): Promise<ComponentPricePointRecord> {
+  const found =
+    Number.isSafeInteger(id) && id > 0 ? await tx.pricePoints.findComponentPricePoint(siteId, id) : undefined;
+  if (!found) throw notFound('Price point', id);
+  return found;
+}
+
+/** A refusal of a currency-price request about the price point itself, as a map of field to messages. */
+function currencyPriceRefusal(message: string): BillingError {
+  return validationError([{ message, attribute: 'price_point' }], 'map');
+}
+
 /** A price point of the product by id or handle; `not_found` when missing or another product's. */
 export async function loadPricePoint(
   tx: StorageTransaction,
@@ -977,4 +1098,8 @@ export const PRICE_POINT_METHODS = [
   'resetSubscriptionComponentPricePoints',
   'listSubscriptionComponentPricePoints',
   'listComponentPricePointRecords',
+  'createProductCurrencyPrices',
+  'updateProductCurrencyPrices',
+  'createComponentCurrencyPrices',
+  'updateComponentCurrencyPrices',
 ] as const;

@@ -8,8 +8,11 @@ import {
   collect,
   gatewayConcurrency,
   isOpenAttempt,
+  NOT_SEEN_BY_GATEWAY,
+  openRenewalAmount,
   type PendingCharge,
   reconcileByKey,
+  renewalAttemptKey,
 } from '../payments/collect.js';
 import type { ChargeResult } from '../ports/gateway.js';
 import type {
@@ -23,8 +26,7 @@ import type {
 } from '../ports/storage.js';
 import {
   ADVANCE_INVOICE_KEY,
-  advanceInvoiceOf,
-  afterAdvance,
+  renewalLines,
   voidAdvanceInvoiceOnClose,
   withoutAdvanceInvoice,
 } from './advance-invoice-service.js';
@@ -34,6 +36,8 @@ import {
   PENDING_START_KEY,
   planDelayedStart,
   readStoredStart,
+  startFields,
+  startLines,
   storedStart,
   withoutStoredStart,
 } from './delayed-signup.js';
@@ -48,7 +52,7 @@ import { pendingAttempt, scheduleReconciliation } from './payment-runner.js';
 import { assessNextPeriod, couponDataAfter } from './period-assessment.js';
 import { collectableAmount, collectableBalance, collectsAutomatically, post } from './posting.js';
 import { SUBSCRIPTION_WORK, scheduleExpiringCardScan, scheduleRenewalAt } from './renewal-schedule.js';
-import { couponUsesAfter, line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
+import { line, maskedProfile, recordPayment, type SubscriptionDeps } from './subscription-service.js';
 
 // Where a renewal's coupons are chosen and counted; re-exported for the commands that share them.
 export { couponDataAfter, renewalCoupons } from './period-assessment.js';
@@ -161,12 +165,14 @@ export const DEFAULT_RUN_DUE_CONCURRENCY = 32;
 const UNKNOWN_RETRY_MS = 60 * 60_000;
 
 /**
- * The plan type of the `reconcile_payment` row of a due item's attempt whose answer was lost: it
- * settles the attempt by key once the item's own row no longer comes back (a command canceled it).
+ * The plan type of the `reconcile_payment` row of a due item's attempt, scheduled with the attempt
+ * and canceled when its outcome is committed: it settles an attempt still open (a lost answer, or
+ * a worker that died after the gateway call) by key once the item's own row no longer comes back
+ * (a command canceled it).
  */
 const DUE_PAYMENT_PLAN = 'due_payment';
 
-/** A due item's lost answer, as its `reconcile_payment` row carries it. */
+/** A due item's attempt, as its `reconcile_payment` row carries it. */
 interface DuePaymentPlan {
   readonly type: typeof DUE_PAYMENT_PLAN;
   /** The attempt's idempotency key. */
@@ -300,7 +306,7 @@ export class RenewalService {
     const runItem = async (item: DueWorkRecord): Promise<void> => {
       summary.processed += 1;
       try {
-        const outcome = await this.#process(item);
+        const outcome = await this.#process(item, until);
         if (outcome === 'renewed') summary.renewed += 1;
         else if (outcome === 'recovered') summary.recovered += 1;
         else if (outcome === 'declined') summary.declined += 1;
@@ -401,12 +407,12 @@ export class RenewalService {
     return this.runDue({ siteId, subjectId, until: this.#deps.clock.now() });
   }
 
-  #process(item: DueWorkRecord): Promise<Outcome> {
+  #process(item: DueWorkRecord, until: Date): Promise<Outcome> {
     switch (item.kind) {
       case 'renewal':
-        return this.#renew(item);
+        return this.#renew(item, until);
       case 'dunning_retry':
-        return this.#retry(item);
+        return this.#retry(item, until);
       case 'auto_resume':
         return this.#autoResume(item);
       case 'notice':
@@ -416,7 +422,7 @@ export class RenewalService {
       case 'expiring_card_scan':
         return this.#expiringCards(item);
       case 'delayed_signup':
-        return this.#startDelayedSignup(item);
+        return this.#startDelayedSignup(item, until);
       case 'expiration':
         return this.#expireAt(item);
       default:
@@ -540,7 +546,7 @@ export class RenewalService {
    * no card when one is needed) cancels the subscription, as a declined signup creates none: nothing
    * is posted, so nothing is owed.
    */
-  async #startDelayedSignup(item: DueWorkRecord): Promise<Outcome> {
+  async #startDelayedSignup(item: DueWorkRecord, until: Date): Promise<Outcome> {
     const key = `delayed_signup:${item.subjectId}`;
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
       const site = await ctx.tx.sites.findById(item.siteId);
@@ -564,7 +570,7 @@ export class RenewalService {
       const held = await this.#move(ctx, subscription, subscription.state, {
         data: { ...subscription.data, [PENDING_START_KEY]: storedStart(start) },
       });
-      return this.#pending(ctx, await this.#attempt(ctx, site, held, key, amount, 'signup'), held);
+      return this.#pending(ctx, await this.#attempt(ctx, item, until, site, held, key, amount, 'signup'), held);
     });
     const settle = this.#settle(item, async (ctx, attempt, result) => {
       const site = (await ctx.tx.sites.findById(item.siteId))!;
@@ -635,12 +641,7 @@ export class RenewalService {
     start: DelayedStart,
     paid: { attempt: PaymentAttemptRecord; transactionId: string } | undefined,
   ): Promise<SubscriptionRecord> {
-    const lines = start.lines.map((l) =>
-      line(subscription, l.type, l.kind, l.amountInCents, l.memo, ctx.now, {
-        periodIndex: start.periodIndex,
-        componentId: l.componentId,
-      }),
-    );
+    const lines = startLines(subscription, start, ctx.now);
     if (paid)
       lines.push(
         line(subscription, 'payment', null, paid.attempt.amountInCents, `Payment for: ${terms.name}`, ctx.now, {
@@ -657,28 +658,9 @@ export class RenewalService {
         transactionId: payment.id,
         updatedAt: ctx.now,
       });
-    const data = withoutStoredStart(subscription.data);
-    const codes = start.couponCodes;
     const started = await this.#move(ctx, subscription, start.state, {
-      periodIndex: start.periodIndex,
-      currentPeriodStartedAt: start.periodStart,
-      currentPeriodEndsAt: start.periodEnd,
-      nextAssessmentAt: start.periodEnd,
-      activatedAt: start.state === 'active' ? ctx.now : null,
-      trialStartedAt: start.trialEndsAt === null ? null : ctx.now,
-      trialEndedAt: start.trialEndsAt,
+      ...startFields(subscription, start, ctx.now),
       ...(payment ? { signupPaymentId: payment.id } : {}),
-      data:
-        codes.length === 0
-          ? data
-          : {
-              ...data,
-              couponUses: couponUsesAfter(
-                (data.couponUses ?? {}) as Record<string, unknown>,
-                codes.map((code) => ({ code })),
-              ),
-              couponDeferred: ((data.couponDeferred ?? []) as string[]).filter((code) => !codes.includes(code)),
-            },
     });
     if (payment) recordPayment(ctx, started, payment, true);
     await scheduleRenewalAt(ctx, started);
@@ -775,9 +757,9 @@ export class RenewalService {
    * expiration, a trial ending without a card) and commits a payment attempt keyed
    * `renewal:<subscription>:<period>`; step 2 calls the gateway; step 3 settles.
    */
-  async #renew(item: DueWorkRecord): Promise<Outcome> {
+  async #renew(item: DueWorkRecord, until: Date): Promise<Outcome> {
     const periodIndex = Number(item.payload.periodIndex);
-    const key = `renewal:${item.subjectId}:${periodIndex}`;
+    const key = renewalAttemptKey(item.subjectId, periodIndex);
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
       const site = await ctx.tx.sites.findById(item.siteId);
       let subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
@@ -834,8 +816,9 @@ export class RenewalService {
         resetMetered: true,
       });
       // An advance invoice already billed this period: only the difference is billed now (its
-      // coupon uses are counted here, once). Its note is cleared either way.
-      const advance = await advanceInvoiceOf(ctx.tx, subscription, period.index);
+      // coupon uses are counted here, once). Its note is cleared either way. The billing manifest
+      // shows the same lines (`renewalLines`).
+      const { lines: billed } = await renewalLines(ctx.tx, subscription, { period, charges: assessed, discounts });
       let data = coupons.length === 0 ? undefined : couponDataAfter(subscription.data, coupons, discounts);
       if (ADVANCE_INVOICE_KEY in subscription.data) data = withoutAdvanceInvoice(data ?? subscription.data);
       const advanced = await this.#move(ctx, subscription, endingTrial ? 'active' : subscription.state, {
@@ -846,25 +829,12 @@ export class RenewalService {
         activatedAt: subscription.activatedAt ?? ctx.now,
         ...(data === undefined ? {} : { data }),
       });
-      const lines =
-        advance === undefined
-          ? assessed.map((a) =>
-              line(advanced, 'charge', a.kind, a.amountInCents, a.memo, ctx.now, {
-                periodIndex: period.index,
-                componentId: a.componentId,
-              }),
-            )
-          : afterAdvance(assessed, discounts, advance.note).map((d) =>
-              line(advanced, d.type, d.kind, d.amountInCents, d.memo, ctx.now, {
-                periodIndex: period.index,
-                componentId: d.componentId,
-              }),
-            );
-      if (advance === undefined)
-        for (const d of discounts)
-          lines.push(
-            line(advanced, 'adjustment', 'coupon', d.amountInCents, d.memo, ctx.now, { periodIndex: period.index }),
-          );
+      const lines = billed.map((d) =>
+        line(advanced, d.type, d.kind, d.amountInCents, d.memo, ctx.now, {
+          periodIndex: period.index,
+          componentId: d.componentId,
+        }),
+      );
       const written = await post(ctx.tx, lines);
       // The balance after the post is its last line's (the ledger chains each subscription's
       // lines from its balance), so it is read again only when nothing was posted.
@@ -875,9 +845,9 @@ export class RenewalService {
       // has nothing collectable: the period's invoice stays open and the renewal is done.
       // The previous period's charge may still be at the gateway under a renewal row a command
       // canceled (a billing date moved to now): its amount is not this renewal's to collect.
-      const balance = collectableBalance(ledgerBalance, advanced) - (await this.#inFlightRenewal(ctx, subscription));
+      const balance = collectableBalance(ledgerBalance, advanced) - (await openRenewalAmount(ctx.tx, subscription));
       if (balance <= 0) {
-        await this.#finishRenewal(ctx, item, site, advanced, true);
+        await this.#finishRenewal(ctx, item, site.id, advanced, true);
         return 'renewed';
       }
       if (advanced.state === 'unpaid' || advanced.paymentProfileId === null) {
@@ -892,17 +862,20 @@ export class RenewalService {
         );
         return 'failed';
       }
-      return this.#pending(ctx, await this.#attempt(ctx, site, advanced, key, balance, 'renewal'), advanced);
+      return this.#pending(
+        ctx,
+        await this.#attempt(ctx, item, until, site, advanced, key, balance, 'renewal'),
+        advanced,
+      );
     });
     const settle = this.#settle(item, async (ctx, attempt, result) => {
-      const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!subscription)
         throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during its renewal.`);
       if (result.outcome === 'unknown') return this.#unknown(ctx, item, attempt, result.message);
       if (result.outcome === 'success') {
-        const settled = await this.#recordPaid(ctx, site, subscription, attempt, result.transactionId, 'renewal_paid');
-        await this.#finishRenewal(ctx, item, site, settled, true);
+        const settled = await this.#recordPaid(ctx, subscription, attempt, result.transactionId, 'renewal_paid');
+        await this.#finishRenewal(ctx, item, item.siteId, settled, subscription.state !== 'active');
         return 'renewed';
       }
       await ctx.tx.payments.update(item.siteId, attempt.id, {
@@ -913,7 +886,7 @@ export class RenewalService {
       await this.#failRenewal(
         ctx,
         item,
-        site,
+        (await ctx.tx.sites.findById(item.siteId))!,
         subscription,
         result.outcome === 'declined' ? 'declined' : 'error',
         result.message,
@@ -928,7 +901,7 @@ export class RenewalService {
    * active (a `payment_success`, never a `renewal_success`); after the last failed retry the
    * site's final action applies (cancel, or mark unpaid).
    */
-  async #retry(item: DueWorkRecord): Promise<Outcome> {
+  async #retry(item: DueWorkRecord, until: Date): Promise<Outcome> {
     const attemptNo = Number(item.payload.attempt);
     const key = `dunning:${item.subjectId}:${item.payload.periodIndex}:${attemptNo}`;
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
@@ -947,7 +920,7 @@ export class RenewalService {
       // A payment whose outcome is not known yet (an allocation's lost answer) holds its amount out
       // of what the retry collects; when it holds all of it, the retry looks again after its
       // reconciliation, which either pays the balance or leaves it owed.
-      const collectable = collectableBalance(balance, subscription) - (await this.#inFlightRenewal(ctx, subscription));
+      const collectable = collectableBalance(balance, subscription) - (await openRenewalAmount(ctx.tx, subscription));
       if (!collectsAutomatically(subscription)) {
         // Switched to remittance while in dunning: the engine no longer charges it, so the cycle
         // ends here; the customer pays the open invoices, which settles the subscription.
@@ -972,18 +945,17 @@ export class RenewalService {
       }
       return this.#pending(
         ctx,
-        await this.#attempt(ctx, site, subscription, key, collectable, 'dunning'),
+        await this.#attempt(ctx, item, until, site, subscription, key, collectable, 'dunning'),
         subscription,
       );
     });
     const settle = this.#settle(item, async (ctx, attempt, result) => {
-      const site = (await ctx.tx.sites.findById(item.siteId))!;
       const subscription = await ctx.tx.subscriptions.findById(item.siteId, item.subjectId);
       if (!subscription) throw new BillingError('not_found', `Subscription ${item.subjectId} vanished during a retry.`);
       if (result.outcome === 'unknown') return this.#unknown(ctx, item, attempt, result.message);
       if (result.outcome === 'success') {
-        await this.#recordPaid(ctx, site, subscription, attempt, result.transactionId, 'balance_settled');
-        await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+        await this.#recordPaid(ctx, subscription, attempt, result.transactionId, 'balance_settled');
+        await ctx.tx.dueWork.cancelFor(item.siteId, subscription.id, ['dunning_retry'], ctx.now);
         await this.#complete(ctx, item);
         return 'recovered';
       }
@@ -992,6 +964,7 @@ export class RenewalService {
         message: result.message,
         updatedAt: ctx.now,
       });
+      const site = (await ctx.tx.sites.findById(item.siteId))!;
       await this.#dunningFailed(ctx, item, site, subscription, attemptNo, result.message);
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
@@ -1061,8 +1034,8 @@ export class RenewalService {
           await this.#complete(ctx, item);
           return 'skipped';
         }
-        // A known answer for an attempt once left unknown ends its reconciliation row.
-        if (stored.status === 'unknown' && result.outcome !== 'unknown')
+        // A known answer ends the attempt's reconciliation row (scheduled with the attempt).
+        if (result.outcome !== 'unknown')
           await ctx.tx.dueWork.cancelFor(item.siteId, stored.id, ['reconcile_payment'], ctx.now);
         return apply(ctx, stored, result);
       });
@@ -1155,21 +1128,27 @@ export class RenewalService {
     }
   }
 
+  /**
+   * A renewal paid (or covered by credit): `renewal_success`, the next period scheduled, the item
+   * done. `endsDunning` cancels the subscription's payment retries; a subscription that was active
+   * when its renewal was paid has none (every way out of dunning cancels them), so the ordinary
+   * renewal spares that statement.
+   */
   async #finishRenewal(
     ctx: CommandContext,
     item: DueWorkRecord,
-    site: SiteRecord,
+    siteId: number,
     subscription: SubscriptionRecord,
-    success: boolean,
+    endsDunning: boolean,
   ): Promise<void> {
     ctx.record({
-      siteId: site.id,
-      key: success ? 'renewal_success' : 'renewal_failure',
+      siteId,
+      key: 'renewal_success',
       subjectType: 'subscription',
       subjectId: subscription.id,
       payload: { subscription: { id: subscription.id, state: subscription.state } },
     });
-    if (success) await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['dunning_retry'], ctx.now);
+    if (endsDunning) await ctx.tx.dueWork.cancelFor(siteId, subscription.id, ['dunning_retry'], ctx.now);
     await scheduleRenewalAt(ctx, subscription);
     await this.#complete(ctx, item);
   }
@@ -1282,15 +1261,26 @@ export class RenewalService {
     return moved;
   }
 
-  #attempt(
+  /**
+   * Commits a due item's payment attempt (step 1) together with its reconciliation row, so that
+   * every committed attempt has a way back that no command cancels: the item's own row normally
+   * settles it (and cancels that row in the same transaction); a row a command canceled while the
+   * charge was at the gateway is settled by the worker's own step 3; and when that worker died as
+   * well (both faults at once) the reconciliation row asks the gateway by key. It waits while the
+   * item's row is open, and falls due an hour after the later of now and the run's `until`, so it
+   * never comes up inside the run whose worker is still calling the gateway.
+   */
+  async #attempt(
     ctx: CommandContext,
+    item: DueWorkRecord,
+    until: Date,
     site: SiteRecord,
     subscription: SubscriptionRecord,
     key: string,
     amountInCents: number,
     purpose: string,
   ): Promise<PaymentAttemptRecord> {
-    return ctx.tx.payments.insert(
+    const attempt = await ctx.tx.payments.insert(
       pendingAttempt({
         siteId: site.id,
         subscriptionId: subscription.id,
@@ -1302,12 +1292,14 @@ export class RenewalService {
         now: ctx.now,
       }),
     );
+    const from = new Date(Math.max(until.getTime(), this.#retryFrom(item).getTime()));
+    await this.#scheduleLostAnswer(ctx, attempt, item.uniqueKey, from);
+    return attempt;
   }
 
   /** Records a collected payment and moves the subscription out of dunning when it was in it. */
   async #recordPaid(
     ctx: CommandContext,
-    site: SiteRecord,
     subscription: SubscriptionRecord,
     attempt: PaymentAttemptRecord,
     transactionId: string,
@@ -1327,7 +1319,7 @@ export class RenewalService {
         },
       ),
     ]);
-    await ctx.tx.payments.update(site.id, attempt.id, {
+    await ctx.tx.payments.update(subscription.siteId, attempt.id, {
       status: 'succeeded',
       gatewayTransactionId: transactionId,
       transactionId: payment!.id,
@@ -1343,8 +1335,9 @@ export class RenewalService {
 
   /**
    * No answer from the gateway: keep the attempt and look again later, by key, before charging.
-   * The item's row comes back an hour later; the attempt's reconciliation row (due then too) is
-   * there for when a command cancels the item's row before that: it then settles the attempt.
+   * The item's row comes back an hour later; the attempt's reconciliation row (scheduled with the
+   * attempt) is there for when a command cancels the item's row before that: it then settles the
+   * attempt. It is scheduled here too for an attempt committed before rows came with attempts.
    */
   async #unknown(
     ctx: CommandContext,
@@ -1365,28 +1358,12 @@ export class RenewalService {
     return 'pending';
   }
 
-  /**
-   * The amount of the renewal charge of the subscription's current period while its attempt is
-   * still open (0 once settled, or when there was none). Its due item normally runs before any
-   * later work of the subscription; when a command canceled that item under the charge, the
-   * charge is still at the gateway (or its answer was lost) and a collection of the balance must
-   * leave its amount out, as it leaves out an allocation's unsettled payment.
-   */
-  async #inFlightRenewal(ctx: CommandContext, subscription: SubscriptionRecord): Promise<number> {
-    if (subscription.periodIndex < 1) return 0;
-    const open = await ctx.tx.payments.findByKey(
-      subscription.siteId,
-      `renewal:${subscription.id}:${subscription.periodIndex}`,
-    );
-    return open !== undefined && isOpenAttempt(open.status) ? open.amountInCents : 0;
-  }
-
   /** The instant a lost answer's next look counts from: now, or the item's due instant if later. */
   #retryFrom(item: DueWorkRecord): Date {
     return new Date(Math.max(this.#deps.clock.now().getTime(), item.dueAt.getTime()));
   }
 
-  /** Schedules the reconciliation of a due item's attempt left unknown (once per attempt; due an hour after `from`). */
+  /** Schedules the reconciliation of a due item's attempt (once per attempt: a taken key is skipped; due an hour after `from`). */
   async #scheduleLostAnswer(
     ctx: CommandContext,
     attempt: PaymentAttemptRecord,
@@ -1398,10 +1375,12 @@ export class RenewalService {
   }
 
   /**
-   * Settles a due item's attempt left unknown, from its `reconcile_payment` row. While the item's
-   * own row is open it comes back and asks by key itself (settling the renewal or retry in full),
-   * so this row only waits; once that row was canceled, the gateway is asked by the key (never
-   * charged again) and its answer committed as {@link #settleWithoutRow} does.
+   * Settles a due item's attempt left open (`unknown`, or `pending` when its worker died after
+   * the gateway call), from its `reconcile_payment` row. While the item's own row is open it comes
+   * back and resumes the attempt by key itself (settling the renewal or retry in full), so this row
+   * only waits; once that row was canceled, the gateway is asked by the key (never charged again;
+   * no record of the key means nothing was taken) and its answer committed as
+   * {@link #settleWithoutRow} does.
    */
   async #reconcileDuePayment(
     item: DueWorkRecord,
@@ -1461,7 +1440,16 @@ export class RenewalService {
     retryFrom: Date,
   ): Promise<OrphanSettlement> {
     const attempt = await ctx.tx.payments.findByKey(siteId, key);
-    if (attempt === undefined || !isOpenAttempt(attempt.status)) return 'settled';
+    if (attempt === undefined) return 'settled';
+    // A charge the reconciliation found the gateway never saw, whose own call then reached it and
+    // took the money (a live worker whose call outlasted the reconciliation's hour): the money was
+    // taken after all, so it is recorded, once (the attempt is then settled with it).
+    const takenAfterAll =
+      attempt.status === 'failed' &&
+      attempt.message === NOT_SEEN_BY_GATEWAY &&
+      attempt.transactionId === null &&
+      result.outcome === 'success';
+    if (!isOpenAttempt(attempt.status) && !takenAfterAll) return 'settled';
     if (result.outcome === 'unknown') {
       await ctx.tx.payments.update(siteId, attempt.id, {
         status: 'unknown',

@@ -1,16 +1,12 @@
-import { componentPrice } from '../domain/catalog/component-pricing.js';
-import { computeDiscount } from '../domain/catalog/coupon-discount.js';
-import { roundQuotient } from '../domain/money/rounding.js';
 import { endOfLocalDay, parseInstant, parseLocalDate, startOfLocalDay, toWallClock } from '../domain/time/index.js';
 import { startOfCivilDay } from '../domain/time/local-day.js';
 import { invalid, ValidationCollector } from '../errors.js';
 import type {
-  CouponRecord,
   MetadataListFilter,
   MetadataRecord,
   MetafieldResource,
+  MrrMovementRecord,
   MrrSubscriptionFilter,
-  MrrSubscriptionInput,
   ReportDirection,
   SiteRecord,
   StorageTransaction,
@@ -19,22 +15,22 @@ import type {
   SubscriptionCounts,
   SubscriptionState,
 } from '../ports/storage.js';
+import { couponCache, MRR_STATES, type SubscriptionMrr, subscriptionMrr } from './mrr-computation.js';
 import { runRead } from './read-runner.js';
 import type { SubscriptionDeps } from './subscription-service.js';
 
-/**
- * The states whose subscriptions count in MRR: the ones the engine renews and expects to collect.
- * `active`, and the dunning and unpaid states (`soft_failure`, `past_due`, `unpaid`), whose
- * subscriptions still renew and owe their charges. Left out: `trialing` (nothing recurring is
- * charged yet; it enters MRR when the trial converts), `on_hold` and `suspended` (billing is
- * paused), and the ended or never-started states (`cancelled`, `expired`, `trial_ended`,
- * `failed_to_create`, `awaiting_signup`). A subscription set to cancel at the end of its period
- * counts until it is cancelled.
- */
-export const MRR_STATES: readonly SubscriptionState[] = ['active', 'soft_failure', 'past_due', 'unpaid'];
-
 /** The states in which dunning retries collect a failed renewal (the renewal service's dunning states). */
 const DUNNING_STATES: readonly SubscriptionState[] = ['soft_failure', 'past_due'];
+
+export {
+  couponCache,
+  MRR_STATES,
+  type MrrLine,
+  perMonth,
+  type SubscriptionMrr,
+  subscriptionMrr,
+  subscriptionMrrLines,
+} from './mrr-computation.js';
 
 /** Subscriptions read per statement pair while the site's MRR is summed. */
 const MRR_BATCH = 500;
@@ -75,17 +71,6 @@ export interface SiteStatistics {
   readonly totalDunningSubscriptions: number;
 }
 
-/** One subscription's monthly recurring revenue, split as the service splits it. */
-export interface SubscriptionMrr {
-  readonly subscriptionId: number;
-  /** `planAmountInCents + usageAmountInCents`. */
-  readonly amountInCents: number;
-  /** The product price and quantity-based and on/off components, net of their coupon share. */
-  readonly planAmountInCents: number;
-  /** Metered usage of the current period, net of its coupon share. */
-  readonly usageAmountInCents: number;
-}
-
 /** The site's MRR: the sum over {@link MRR_STATES} subscriptions of {@link subscriptionMrr}. */
 export interface SiteMrr {
   readonly site: SiteRecord;
@@ -121,6 +106,17 @@ export interface MrrListInput extends MrrInput {
   readonly subscriptionIds?: readonly number[];
   readonly page?: number;
   readonly perPage?: number;
+  readonly direction?: ReportDirection;
+}
+
+/** Options of {@link ReportService.listMrrMovements}. */
+export interface MrrMovementListInput {
+  /** Only this subscription's movements. */
+  readonly subscriptionId?: number;
+  readonly page?: number;
+  /** Default 10; more than 50 is read as 50. */
+  readonly perPage?: number;
+  /** By the order they were recorded in; `desc` (newest first) by default. */
   readonly direction?: ReportDirection;
 }
 
@@ -165,6 +161,9 @@ export interface SubscriptionComponentListInput extends DateBoundsInput {
 
 const DEFAULT_PER_PAGE = 20;
 const MAX_PER_PAGE = 200;
+/** The movement list's own page sizes (the service's: 10 by default, at most 50). */
+const MOVEMENTS_DEFAULT_PER_PAGE = 10;
+const MOVEMENTS_MAX_PER_PAGE = 50;
 
 /** Site statistics, MRR and site-wide lists of subscription data. Every method reads only. */
 export class ReportService {
@@ -250,6 +249,32 @@ export class ReportService {
       const items: SubscriptionMrr[] = [];
       for (const one of inputs) items.push(subscriptionMrr(one, await coupons(one), site.currency));
       return { site, items, totalCount: await tx.reports.countMrrSubscriptions(site.id, filter), ...page };
+    });
+  }
+
+  /**
+   * One page of the site's MRR movements (only `subscriptionId`'s when given), newest first unless
+   * `direction` is `asc`. Movements are recorded going forward, by every command that changes a
+   * subscription's MRR (see `mrr-movements.ts`): there are none from before the engine kept them.
+   */
+  async listMrrMovements(
+    subdomain: string,
+    input: MrrMovementListInput = {},
+  ): Promise<CountedReportPage<MrrMovementRecord>> {
+    const page = pageOf(input.page, input.perPage, MOVEMENTS_DEFAULT_PER_PAGE, MOVEMENTS_MAX_PER_PAGE);
+    if (input.subscriptionId !== undefined) checkIds([input.subscriptionId], 'Subscription id', 'subscription_id');
+    const direction = input.direction === undefined ? 'desc' : checkDirection(input.direction);
+    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+      const filter = {
+        direction,
+        ...(input.subscriptionId === undefined ? {} : { subscriptionId: input.subscriptionId }),
+      };
+      return {
+        site,
+        items: await tx.mrrMovements.list(site.id, filter, page),
+        totalCount: await tx.mrrMovements.count(site.id, filter),
+        ...page,
+      };
     });
   }
 
@@ -364,108 +389,10 @@ export const REPORT_METHODS = [
   'siteStatistics',
   'mrr',
   'listSubscriptionMrr',
+  'listMrrMovements',
   'listMetadata',
   'listSubscriptionComponents',
 ] as const;
-
-/**
- * One subscription's MRR: what its next period would recur, normalised to one month.
- * - Plan: the product price of the version it is pinned to, plus each quantity-based and on/off
- *   component at its allocated quantity and pinned pricing.
- * - Usage: each metered component priced at the usage recorded so far in the current period (what
- *   the next renewal bills in arrears).
- * - Coupons: the ones the next renewal would apply (recurring coupons within their duration, and
- *   any a trial deferred), computed over those lines as the renewal computes them; each line's
- *   discount is taken off the part (plan or usage) it belongs to.
- * - A month: an interval of `n` months is divided by `n`; an interval of `d` days is multiplied by
- *   365 / (12 × d) (a year of 365 days). Plan and usage are each rounded once, half away from zero,
- *   to a whole minor unit; the total is their sum, so the parts always add up.
- */
-export function subscriptionMrr(
-  input: MrrSubscriptionInput,
-  coupons: readonly CouponRecord[],
-  currency: string,
-): SubscriptionMrr {
-  const lines: { key: string; amountInCents: number }[] = [
-    { key: 'plan:product', amountInCents: input.terms.priceInCents },
-  ];
-  for (const c of input.components) {
-    const metered = c.kind === 'metered_component';
-    const quantity = metered ? c.unitBalance : c.allocatedQuantity;
-    if (quantity <= 0) continue;
-    const amount = componentPrice(c.pricing, quantity, currency);
-    if (amount > 0) lines.push({ key: `${metered ? 'usage' : 'plan'}:${c.componentId}`, amountInCents: amount });
-  }
-  const applying = renewalCouponsOf(input, coupons);
-  const discounts =
-    applying.length === 0
-      ? []
-      : computeDiscount(
-          lines,
-          applying.map((c) => ({
-            code: c.code,
-            percentage: c.percentage,
-            amountInCents: c.amountInCents,
-            allowNegativeBalance: c.allowNegativeBalance,
-            compoundingStrategy: c.compoundingStrategy,
-          })),
-        ).perLine;
-  const discountOf = new Map(discounts.map((d) => [d.key, d.discountInCents]));
-  let plan = 0;
-  let usage = 0;
-  for (const line of lines) {
-    const net = line.amountInCents - (discountOf.get(line.key) ?? 0);
-    if (line.key.startsWith('usage:')) usage += net;
-    else plan += net;
-  }
-  const monthly = (amount: number) => perMonth(amount, input.terms.interval, input.terms.intervalUnit);
-  const planMonthly = monthly(plan);
-  const usageMonthly = monthly(usage);
-  return {
-    subscriptionId: input.subscriptionId,
-    amountInCents: planMonthly + usageMonthly,
-    planAmountInCents: planMonthly,
-    usageAmountInCents: usageMonthly,
-  };
-}
-
-/** An amount charged every `count` `unit`s as a monthly amount (see {@link subscriptionMrr}). */
-export function perMonth(amountInCents: number, count: number, unit: 'day' | 'month'): number {
-  const safeCount = Number.isSafeInteger(count) && count > 0 ? count : 1;
-  const [numerator, denominator] = unit === 'day' ? [365n, 12n * BigInt(safeCount)] : [1n, BigInt(safeCount)];
-  return Number(roundQuotient(BigInt(amountInCents) * numerator, denominator, 'half_up'));
-}
-
-/** The coupons a subscription's next renewal applies, by the renewal's rule (`renewalCoupons`). */
-function renewalCouponsOf(input: MrrSubscriptionInput, coupons: readonly CouponRecord[]): CouponRecord[] {
-  const out: CouponRecord[] = [];
-  for (const code of input.couponCodes) {
-    const coupon = coupons.find((c) => c.code === code);
-    if (coupon === undefined) continue;
-    const withinDuration =
-      coupon.durationPeriodCount === null || (input.couponUses[code] ?? 0) < coupon.durationPeriodCount;
-    if (input.couponDeferred.includes(code) || (coupon.recurring && withinDuration)) out.push(coupon);
-  }
-  return out;
-}
-
-/**
- * Looks coupons up once per code for a whole report: a book has many subscriptions and few
- * coupon codes, so the lookups grow with the codes, not with the subscriptions.
- */
-function couponCache(tx: StorageTransaction, siteId: number) {
-  const known = new Map<string, CouponRecord | undefined>();
-  return async (input: MrrSubscriptionInput): Promise<CouponRecord[]> => {
-    const out: CouponRecord[] = [];
-    for (const code of input.couponCodes) {
-      if (!known.has(code)) known.set(code, await tx.coupons.findByCode(siteId, code));
-      const coupon = known.get(code);
-      // A subcode finds its parent coupon; the subscription's own code is what its uses are kept under.
-      if (coupon !== undefined) out.push(coupon.code === code ? coupon : { ...coupon, code });
-    }
-    return out;
-  };
-}
 
 function checkAtTime(atTime: string | Date | undefined, now: Date, zone: string): void {
   if (atTime === undefined || atTime === '') return;
@@ -478,14 +405,19 @@ function checkAtTime(atTime: string | Date | undefined, now: Date, zone: string)
   }
 }
 
-function pageOf(page: number | undefined, perPage: number | undefined): { page: number; perPage: number } {
+function pageOf(
+  page: number | undefined,
+  perPage: number | undefined,
+  defaultPerPage = DEFAULT_PER_PAGE,
+  maxPerPage = MAX_PER_PAGE,
+): { page: number; perPage: number } {
   const errors = new ValidationCollector();
   if (page !== undefined && !(Number.isSafeInteger(page) && page >= 1)) errors.add('Page: must be at least 1.', 'page');
   if (perPage !== undefined && !(Number.isSafeInteger(perPage) && perPage >= 1)) {
     errors.add('Per page: must be at least 1.', 'per_page');
   }
   errors.throwIfAny();
-  return { page: page ?? 1, perPage: Math.min(perPage ?? DEFAULT_PER_PAGE, MAX_PER_PAGE) };
+  return { page: page ?? 1, perPage: Math.min(perPage ?? defaultPerPage, maxPerPage) };
 }
 
 function checkDirection(direction: unknown): ReportDirection {

@@ -7,6 +7,10 @@
  * contacting anything (src/services/preview.ts): so it prices exactly as the signup would (the
  * same plan, coupons, components, trials and price points), it refuses what the signup would
  * refuse with the same errors, and it keeps nothing: no row, no event, no webhook, no charge.
+ * A delayed signup (`initial_billing_at` in the future) bills nothing at signup: its preview shows
+ * what its start will bill, written in the same rolled-back transaction as the due work will write
+ * it at that instant (`writeStartForPreview`: trial and setup fee, or the first period with its
+ * setup fee), and the renewal after it.
  */
 
 import { computeDiscount } from '../domain/catalog/coupon-discount.js';
@@ -23,6 +27,7 @@ import type {
 } from '../ports/storage.js';
 import { type BillingManifest, type ManifestLineItem, nextBillingManifest } from './billing-manifest.js';
 import { runCommand } from './command-runner.js';
+import { writeStartForPreview } from './delayed-signup.js';
 import { claimOpenCollection, releaseOpenCollection, subscriptionCollection } from './payment-runner.js';
 import { previewCommand } from './preview.js';
 import { loadSite } from './site-lookup.js';
@@ -45,7 +50,8 @@ export interface SignupManifestLineItem extends ManifestLineItem {
 }
 
 /** What one period of a previewed signup charges, line by line (integer minor units). */
-export interface SignupManifest extends Omit<BillingManifest, 'periodType' | 'lineItems'> {
+export interface SignupManifest
+  extends Omit<BillingManifest, 'periodType' | 'lineItems' | 'discounts' | 'advanceInvoiceUid'> {
   /** `trial` for the trial a signup starts with, else `recurring`. */
   readonly periodType: 'recurring' | 'trial';
   /** A new subscription owes nothing before its signup: always 0. */
@@ -55,9 +61,12 @@ export interface SignupManifest extends Omit<BillingManifest, 'periodType' | 'li
 
 /** What a signup would charge now and at its first renewal; nothing of it was kept. */
 export interface SignupPreview {
-  /** The signup's own charge: its first period (or trial), setup fee, components and coupons. */
+  /**
+   * The signup's own charge: its first period (or trial), setup fee, components and coupons. For
+   * a delayed signup, what its start bills at `initial_billing_at` (nothing is charged at signup).
+   */
   readonly currentBillingManifest: SignupManifest;
-  /** The first renewal, as the renewal would assess it. */
+  /** The first renewal (after a delayed signup's start), as the renewal would assess it. */
   readonly nextBillingManifest: SignupManifest;
 }
 
@@ -147,12 +156,17 @@ export class SubscriptionAdminService {
         const view = await engine.subscriptions.create(subdomain, signup);
         return engine.storage.transaction(async (tx) => {
           const site = await loadSite(tx, subdomain);
-          const subscription = view.subscription;
+          // A delayed signup bills nothing now: its charge is the start's, written as the due work
+          // will write it at `initial_billing_at` (rolled back with the rest of the preview).
+          const subscription =
+            view.subscription.state === 'awaiting_signup'
+              ? await writeStartForPreview(tx, site, view.subscription)
+              : view.subscription;
           const lines = await tx.ledger.listForSubscription(site.id, subscription.id);
           const coupons = await couponsOf(tx, site.id, subscription);
           const next = await nextBillingManifest(tx, site, subscription, this.#deps.clock.now());
           return {
-            currentBillingManifest: signupManifest(view, lines, coupons),
+            currentBillingManifest: signupManifest(view, subscription, lines, coupons),
             nextBillingManifest: withProduct(next, view, 'recurring'),
           };
         });
@@ -223,7 +237,6 @@ export class SubscriptionAdminService {
 /** The methods a site handle exposes (each takes the subdomain first). */
 export const SUBSCRIPTION_ADMIN_METHODS = ['previewSignup', 'purge'] as const;
 
-/** The part of an engine a signup preview runs: the signup over the preview's storage and gateway. */
 /**
  * The part of an engine a signup preview runs (the signup preview here, signup proformas in
  * `invoices/proforma-service.ts`): the signup over the preview's storage and gateway.
@@ -267,13 +280,14 @@ async function couponsOf(tx: StorageTransaction, siteId: number, subscription: S
  */
 function signupManifest(
   view: SubscriptionView,
+  subscription: SubscriptionRecord,
   lines: readonly TransactionRecord[],
   coupons: readonly CouponRecord[],
 ): SignupManifest {
   const charges = lines.filter((l) => l.type === 'charge');
-  const discountInCents = -lines
+  const discountInCents = lines
     .filter((l) => l.type === 'adjustment' && l.kind === 'coupon')
-    .reduce((sum, l) => sum + l.amountInCents, 0);
+    .reduce((sum, l) => sum - l.amountInCents, 0);
   const perLine = new Map<string, number>();
   if (discountInCents > 0) {
     const split = computeDiscount(
@@ -289,7 +303,6 @@ function signupManifest(
     for (const d of split.perLine) perLine.set(d.key, d.discountInCents);
   }
   const subtotal = charges.reduce((sum, c) => sum + c.amountInCents, 0);
-  const subscription = view.subscription;
   return withProduct(
     {
       periodType: 'recurring',
@@ -316,12 +329,13 @@ function signupManifest(
 
 /** A manifest with the product on each line, its period on each line, and no existing balance. */
 function withProduct(
-  manifest: BillingManifest,
+  manifest: Omit<BillingManifest, 'discounts' | 'advanceInvoiceUid'>,
   view: SubscriptionView,
   periodType: 'recurring' | 'trial',
 ): SignupManifest {
+  const { discounts: _discounts, advanceInvoiceUid: _advance, ...rest } = manifest as BillingManifest;
   return {
-    ...manifest,
+    ...rest,
     periodType,
     existingBalanceInCents: 0,
     lineItems: manifest.lineItems.map((item) => ({

@@ -149,6 +149,8 @@ export class SubscriptionCouponService {
       updatedAt: ctx.now,
     });
     if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');
+    // The next renewal's coupons make its MRR: the MRR history compares it with its last movement.
+    ctx.touchMrr?.(site.id, subscription.id);
     const after = await periodCoupons(ctx.tx, moved, lines);
     const key = (coupons: readonly CouponRecord[]) =>
       coupons

@@ -33,6 +33,7 @@ import type {
   SubscriptionState,
   TransactionRecord,
 } from '../ports/storage.js';
+import { prepaymentBalance } from './account-replay.js';
 import { loadProduct, type ProductView, withPricePoints } from './catalog-service.js';
 import { type CommandContext, type CommandDeps, runCommand } from './command-runner.js';
 import {
@@ -42,6 +43,7 @@ import {
   writeSignupComponents,
 } from './component-billing.js';
 import { couponForSignup } from './coupon-service.js';
+import { checkSignupCurrency } from './currency-prices.js';
 import {
   assignCustomPricePoint,
   type CustomPricePlan,
@@ -58,7 +60,7 @@ import {
 } from './customer-service.js';
 import { delayedSignupAnchor, scheduleDelayedSignup, scheduleExpiration } from './delayed-signup-schedule.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
-import { offerSignupInput } from './offer-service.js';
+import { OFFER_ID_DATA_KEY, offerSignup } from './offer-service.js';
 import {
   chargeOrLookUp,
   claimOpenCollection,
@@ -194,9 +196,15 @@ export interface CreateSubscriptionInput {
   readonly prepaidConfiguration?: PrepaidConfigurationInput;
   /**
    * An offer (`offer_id`: its id, or `handle:<handle>`) instead of the product fields: the signup
-   * takes its product and price point, components and coupons (see `offerSignupInput`).
+   * takes its product and price point, components and coupons (see `offerSignup`).
    */
   readonly offerId?: number | string;
+  /**
+   * The currency to bill in (`currency`, ISO 4217, any letter case): a site has exactly one, so
+   * only the site's own is accepted (blank means the site's); any other refuses the signup (422)
+   * before anything is written or charged. See `checkSignupCurrency`.
+   */
+  readonly currency?: string;
 }
 
 /**
@@ -235,6 +243,12 @@ export interface OverrideInput {
 export interface SubscriptionView {
   readonly subscription: SubscriptionRecord;
   readonly balanceInCents: number;
+  /**
+   * What its prepayments still hold (`prepayment_balance_in_cents`, as the account balances show
+   * it); 0 without prepayments. Every read of the engine sets it; a view made elsewhere may leave
+   * it out, and its wire form then leaves the field out too.
+   */
+  readonly prepaymentBalanceInCents?: number;
   readonly product: ProductView;
   readonly customer: CustomerRecord;
   readonly paymentProfile: PaymentProfileRecord | null;
@@ -279,6 +293,8 @@ interface SignupPlan {
   readonly paymentCollectionMethod: PaymentCollectionMethod;
   /** A prepaid signup's configuration (its id is set when the subscription is written). */
   readonly prepaid: PrepaidConfiguration | undefined;
+  /** The offer the signup named (`offer_id`), recorded in the subscription's data; null without one. */
+  readonly offerId: number | null;
   /** What is charged to the card before anything is written: the total, nothing under remittance, the initial funding when prepaid. */
   readonly chargeNowInCents: number;
 }
@@ -482,6 +498,7 @@ export class SubscriptionService {
             ...(plan.prepaid === undefined ? {} : { [PREPAID_CONFIGURATION]: prepaidConfigurationData(plan.prepaid) }),
             ...(plan.snapDay === undefined ? {} : { snapDay: plan.snapDay }),
             ...(plan.referredBy === undefined ? {} : { referredBy: plan.referredBy }),
+            ...(plan.offerId === null ? {} : { [OFFER_ID_DATA_KEY]: plan.offerId }),
             ...(plan.coupons.length === 0
               ? {}
               : {
@@ -787,8 +804,9 @@ export class SubscriptionService {
   ): Promise<SignupPlan> {
     const site = await loadSite(tx, subdomain);
     // An offer stands for the product, components and coupons it packages.
-    const input = await offerSignupInput(tx, site.id, given);
+    const { input, offerId } = await offerSignup(tx, site.id, given);
     const errors = new ValidationCollector();
+    checkSignupCurrency(given.currency, site, errors);
     let product: ProductView | undefined;
     if (input.productId !== undefined) {
       const found = await tx.catalog.findProduct(site.id, input.productId);
@@ -1096,6 +1114,7 @@ export class SubscriptionService {
       paymentCollectionMethod,
       prepaid,
       chargeNowInCents,
+      offerId,
     };
   }
 }
@@ -1349,6 +1368,7 @@ export async function loadView(tx: StorageTransaction, siteId: number, id: numbe
   return {
     subscription,
     balanceInCents: await tx.ledger.balance(siteId, id),
+    prepaymentBalanceInCents: await prepaymentBalance(tx, siteId, id),
     product: await withPricePoints(tx, { product, version }),
     customer: await loadCustomer(tx, siteId, subscription.customerId),
     paymentProfile:

@@ -2,6 +2,13 @@
 import { z } from 'zod';
 import { type BillingErrorDetail, validationError } from '../errors.js';
 import type { ComponentPricePointRecord, IntervalUnit, PricePointType, PricingScheme } from '../ports/storage.js';
+import {
+  type ComponentCurrencyPriceInput,
+  type CouponCurrencyPriceInput,
+  type CurrencyPriceUpdateInput,
+  MAX_CURRENCY_PRICES,
+  type ProductCurrencyPriceInput,
+} from '../services/currency-prices.js';
 import type {
   ComponentPricePointAssignment,
   ComponentPricePointInput,
@@ -377,4 +384,53 @@ export function takeAllocationPricePoint(allocation: unknown): {
       ...(handle === undefined || handle === null || handle === '' ? {} : { pricePointHandle: handle as string }),
     },
   };
+}
+
+/**
+ * The entries of `{"currency_prices":[{...},...]}`, the body of every currency-price request
+ * (product and component price points, coupons): each object's fields in the engine's names, values
+ * passed on as sent for the engine to check with its messages. A missing or non-list
+ * `currency_prices` reads as an empty list, which the engine refuses; a non-object entry is passed
+ * on as it is, for the engine to refuse. Only one entry past the engine's limit is read, which is
+ * enough for the engine to refuse the list.
+ */
+function currencyPriceEntries<T>(body: unknown, read: (entry: Record<string, unknown>) => T): T[] {
+  const list = isPlainObject(body) ? body.currency_prices : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.slice(0, MAX_CURRENCY_PRICES + 1).map((entry) => (isPlainObject(entry) ? read(entry) : (entry as T)));
+}
+
+/** `POST /product_price_points/{id}/currency_prices.json`: `{"currency_prices":[{"currency","price","role"}]}`. */
+export function parseProductCurrencyPrices(body: unknown): ProductCurrencyPriceInput[] {
+  return currencyPriceEntries(
+    body,
+    (e) => ({ currency: e.currency, price: e.price, role: e.role }) as ProductCurrencyPriceInput,
+  );
+}
+
+/** `POST /price_points/{id}/currency_prices.json`: `{"currency_prices":[{"currency","price","price_id"}]}`. */
+export function parseComponentCurrencyPrices(body: unknown): ComponentCurrencyPriceInput[] {
+  return currencyPriceEntries(
+    body,
+    (e) => ({ currency: e.currency, price: e.price, priceId: e.price_id }) as ComponentCurrencyPriceInput,
+  );
+}
+
+/** `PUT /coupons/{id}/currency_prices.json`: `{"currency_prices":[{"currency","price"}]}`. */
+export function parseCouponCurrencyPrices(body: unknown): CouponCurrencyPriceInput[] {
+  return currencyPriceEntries(body, (e) => ({ currency: e.currency, price: e.price }) as CouponCurrencyPriceInput);
+}
+
+/** The `PUT` of a price point's currency prices: `{"currency_prices":[{"id","price"}]}`. */
+export function parseCurrencyPriceUpdates(body: unknown): CurrencyPriceUpdateInput[] {
+  return currencyPriceEntries(body, (e) => ({ id: e.id, price: e.price }) as CurrencyPriceUpdateInput);
+}
+
+/**
+ * A price point or coupon body with `currency_prices`, as reads answer when asked with
+ * `currency_prices=true` (or `include=currency_prices` on the site-wide lists): always empty, since
+ * a site has one currency and it is the record's primary pricing.
+ */
+export function withCurrencyPrices<T extends object>(json: T): T & { readonly currency_prices: readonly never[] } {
+  return { ...json, currency_prices: [] };
 }

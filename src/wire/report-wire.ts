@@ -2,12 +2,19 @@
 import { toMajorString } from '../domain/money/index.js';
 import { formatInstant } from '../domain/time/index.js';
 import { invalid } from '../errors.js';
-import type { MetadataRecord, ReportDirection, SubscriptionComponentReportRow } from '../ports/storage.js';
+import type {
+  MetadataRecord,
+  MrrMovementLineItem,
+  MrrMovementRecord,
+  ReportDirection,
+  SubscriptionComponentReportRow,
+} from '../ports/storage.js';
 import type {
   CountedReportPage,
   MetadataListInput,
   MrrInput,
   MrrListInput,
+  MrrMovementListInput,
   ReportPage,
   SiteMrr,
   SiteStatistics,
@@ -155,6 +162,139 @@ export function serializeSubscriptionMrrList(page: ReportPage<SubscriptionMrr>):
   };
 }
 
+/** A line of a movement (the SDK's `MovementLineItem`); `price_point_id` is 0 when unknown, as the service writes it. */
+export interface MovementLineItemJson {
+  readonly product_id: number;
+  readonly component_id: number;
+  readonly price_point_id: number;
+  readonly name: string;
+  readonly mrr: number;
+  readonly mrr_movements: {
+    readonly amount: number;
+    readonly category: string;
+    readonly subscriber_delta: number;
+    readonly lead_delta: number;
+  }[];
+  readonly quantity: number;
+  readonly prev_quantity: number;
+  readonly recurring: boolean;
+}
+
+/** One movement (the SDK's `Movement`). */
+export interface MovementJson {
+  readonly timestamp: string;
+  readonly amount_in_cents: number;
+  readonly amount_formatted: string;
+  readonly description: string;
+  readonly category: string;
+  readonly breakouts: {
+    readonly plan_amount_in_cents: number;
+    readonly plan_amount_formatted: string;
+    readonly usage_amount_in_cents: number;
+    readonly usage_amount_formatted: string;
+  };
+  readonly line_items: MovementLineItemJson[];
+  readonly subscription_id: number;
+  readonly subscriber_name: string;
+}
+
+/** `{"mrr":{...}}` of `GET /mrr_movements.json` (the SDK's `ListMRRResponse`). */
+export interface MrrMovementsJson {
+  readonly mrr: {
+    readonly page: number;
+    readonly per_page: number;
+    readonly total_pages: number;
+    readonly total_entries: number;
+    readonly currency: string;
+    readonly currency_symbol: string;
+    readonly movements: MovementJson[];
+  };
+}
+
+/** A movement's words, as the service's MRR report writes them (amounts a month). */
+function movementDescription(movement: MrrMovementRecord, currency: string): string {
+  const who = movement.subscriberName === '' ? `Subscription ${movement.subscriptionId}` : movement.subscriberName;
+  const product = movement.lineItems.find((line) => line.componentId === 0)?.name ?? 'its product';
+  const month = (minor: number) => `${formatMoney(minor, currency)}/mo`;
+  const before = movement.mrrInCents - movement.amountInCents;
+  switch (movement.category) {
+    case 'new_business':
+      return `${who} signed up for ${product} (${month(movement.mrrInCents)})`;
+    case 'reactivation':
+      return `${who} reactivated ${product} (${month(movement.mrrInCents)})`;
+    case 'churn':
+      return `${who} churned from ${product} (${month(before)})`;
+    case 'expansion':
+      return `${who} expanded from ${month(before)} to ${month(movement.mrrInCents)}`;
+    case 'contraction':
+      return `${who} contracted from ${month(before)} to ${month(movement.mrrInCents)}`;
+    case 'baseline':
+      // Never listed (the repository leaves baselines out); named for completeness.
+      return `${who} on ${product} when the history started (${month(movement.mrrInCents)})`;
+  }
+}
+
+function lineItemJson(line: MrrMovementLineItem, movement: MrrMovementRecord): MovementLineItemJson {
+  const whole = movement.category === 'new_business' || movement.category === 'reactivation' ? 1 : 0;
+  const subscriberDelta = line.componentId !== 0 ? 0 : movement.category === 'churn' ? -1 : whole;
+  const category =
+    movement.category === 'expansion' || movement.category === 'contraction'
+      ? line.movementInCents > 0
+        ? 'expansion'
+        : 'contraction'
+      : movement.category;
+  return {
+    product_id: line.productId,
+    component_id: line.componentId,
+    price_point_id: line.pricePointId ?? 0,
+    name: line.name,
+    mrr: line.mrrInCents,
+    mrr_movements:
+      line.movementInCents === 0 && subscriberDelta === 0
+        ? []
+        : [{ amount: line.movementInCents, category, subscriber_delta: subscriberDelta, lead_delta: 0 }],
+    quantity: line.quantity,
+    prev_quantity: line.prevQuantity,
+    recurring: line.recurring,
+  };
+}
+
+/**
+ * `GET /mrr_movements.json`: one page with the counts of the whole list. `timestamp` is the
+ * command's instant in the site's zone; each line's `mrr_movements` holds its own change (none
+ * when the line did not move), with `subscriber_delta` 1 on the product line of a new business or
+ * reactivation and -1 on a churn's.
+ */
+export function serializeMrrMovements(page: CountedReportPage<MrrMovementRecord>): MrrMovementsJson {
+  const { currency, timeZone } = page.site;
+  return {
+    mrr: {
+      page: page.page,
+      per_page: page.perPage,
+      total_pages: Math.ceil(page.totalCount / page.perPage),
+      total_entries: page.totalCount,
+      currency,
+      currency_symbol: currencySymbol(currency),
+      movements: page.items.map((m) => ({
+        timestamp: formatInstant(m.occurredAt, timeZone),
+        amount_in_cents: m.amountInCents,
+        amount_formatted: formatMoney(m.amountInCents, currency),
+        description: movementDescription(m, currency),
+        category: m.category,
+        breakouts: {
+          plan_amount_in_cents: m.planAmountInCents,
+          plan_amount_formatted: formatMoney(m.planAmountInCents, currency),
+          usage_amount_in_cents: m.usageAmountInCents,
+          usage_amount_formatted: formatMoney(m.usageAmountInCents, currency),
+        },
+        line_items: m.lineItems.map((line) => lineItemJson(line, m)),
+        subscription_id: m.subscriptionId,
+        subscriber_name: m.subscriberName,
+      })),
+    },
+  };
+}
+
 /** `GET /{resource_type}/metadata.json` (the SDK's `PaginatedMetadata`): counts of the whole list and one page. */
 export interface MetadataPageJson {
   readonly total_count: number;
@@ -259,6 +399,24 @@ export function mrrQuery(query: Query): MrrInput {
   return {
     ...(atTime === undefined ? {} : { atTime }),
     ...(ids === undefined ? {} : { subscriptionId: ids[0]! }),
+  };
+}
+
+/**
+ * `GET /mrr_movements.json`: `subscription_id`, `page`, `per_page` (10 by default, more than 50
+ * read as 50) and `direction`. Paging values are read leniently, as every list reads them.
+ */
+export function mrrMovementListQuery(query: Query): MrrMovementListInput {
+  const paging: ListPage = pageQuery.parse({ page: query.page });
+  const perPage = text(query, 'per_page');
+  const ids = idList(text(query, 'subscription_id'), 'subscription_id');
+  if (ids !== undefined && ids.length > 1) throw invalid('subscription_id: must be one id.', 'subscription_id');
+  const order = direction(query);
+  return {
+    page: paging.page,
+    ...(perPage !== undefined && /^\d{1,6}$/.test(perPage) && Number(perPage) >= 1 ? { perPage: Number(perPage) } : {}),
+    ...(ids === undefined ? {} : { subscriptionId: ids[0]! }),
+    ...(order === undefined ? {} : { direction: order }),
   };
 }
 

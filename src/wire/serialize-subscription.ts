@@ -44,10 +44,19 @@ export interface SubscriptionJson {
   readonly delayed_cancel_at: string | null;
   readonly signup_payment_id: number | null;
   readonly signup_revenue: string;
+  /** The site's currency (ISO 4217): a site has exactly one, and every subscription is billed in it. */
+  readonly currency: string;
   /** `automatic`, `remittance` or `prepaid` (never the older `invoice`, which is read as remittance). */
   readonly payment_collection_method: 'automatic' | 'remittance' | 'prepaid';
   /** A prepaid subscription's configuration; present only on prepaid subscriptions. */
   readonly prepaid_configuration?: PrepaidConfigurationJson;
+  /**
+   * What the subscription's prepayments still hold (its prepayment account, as the account
+   * balances show it), on every subscription: 0 without prepayments.
+   */
+  readonly prepayment_balance_in_cents?: number;
+  /** The offer the subscription was signed up with (`offer_id` at signup), or null. */
+  readonly offer_id: number | null;
   readonly coupon_code: string | null;
   readonly coupon_codes: readonly string[];
   /** The product a delayed product change moves to at the next renewal, or null. */
@@ -96,8 +105,14 @@ export function subscriptionJson(
     delayed_cancel_at: wireTimestamp(s.delayedCancelAt, context),
     signup_payment_id: s.signupPaymentId,
     signup_revenue: toMajorString(s.signupRevenueInCents, context.currency),
+    currency: context.currency,
     payment_collection_method: shownCollectionMethod(s),
     ...prepaidField(s),
+    ...(view.prepaymentBalanceInCents === undefined
+      ? {}
+      : { prepayment_balance_in_cents: view.prepaymentBalanceInCents }),
+    // Recorded at signup under `OFFER_ID_DATA_KEY` (offer-service.ts).
+    offer_id: typeof s.data.offerId === 'number' ? s.data.offerId : null,
     coupon_code: s.couponCodes[0] ?? null,
     coupon_codes: [...s.couponCodes],
     next_product_id: typeof s.data.nextProductId === 'number' ? s.data.nextProductId : null,

@@ -115,7 +115,7 @@ export function isGiven(value: unknown): boolean {
  * signup), `expires_at`, `coupon_code` and
  * `coupon_codes[]`, `reference` (the merchant's own id), `metafields` (an object of field name to value), `snap_day` (1-28 or `end`),
  * `components[]` (see {@link signupComponentFields}) and `offer_id` (an offer instead of the product,
- * by id or `handle:<handle>`). Unknown keys are ignored.
+ * by id or `handle:<handle>`), `currency` (the site's, or the signup is refused). Unknown keys are ignored.
  */
 export const createSubscriptionFields = z
   .object(
@@ -149,6 +149,8 @@ export const createSubscriptionFields = z
       previous_billing_at: z.unknown().optional(),
       // An offer instead of the product fields: its id, or `handle:<handle>`.
       offer_id: wireIdOrHandle.nullish(),
+      // Checked by the service against the site's one currency (see currency-prices.ts).
+      currency: wireText.nullish(),
       group: z.unknown().optional(),
     },
     { error: 'must be an object.' },
@@ -190,6 +192,7 @@ export const createSubscriptionFields = z
         : { paymentCollectionMethod: s.payment_collection_method }),
       ...(s.prepaid_configuration == null ? {} : { prepaidConfiguration: s.prepaid_configuration }),
       ...(s.offer_id == null ? {} : { offerId: s.offer_id }),
+      ...(s.currency == null || s.currency.trim() === '' ? {} : { currency: s.currency }),
       ...(couponCode === undefined ? {} : { couponCode }),
       ...(couponCodes.length === 0 ? {} : { couponCodes }),
       ...(s.metafields == null || Object.keys(s.metafields).length === 0 ? {} : { metafields: s.metafields }),

@@ -383,11 +383,13 @@ async function billingState(db: CrashDatabase): Promise<Record<string, unknown[]
       ),
     ),
     dueWork: sortedByValue(
-      await db.rows(
-        `select kind, subject_id, due_at, unique_key,
+      (
+        await db.rows(
+          `select kind, subject_id, due_at, unique_key,
                 status, payload
            from due_work where kind <> 'webhook_delivery' order by unique_key`,
-      ),
+        )
+      ).map(withoutRunInstants),
     ),
     outbox: outboxState(
       await db.rows(
@@ -416,6 +418,27 @@ function outboxState(rows: Record<string, unknown>[]): Record<string, unknown>[]
       }),
   );
   return [...ordered, ...documents];
+}
+
+/**
+ * A due item's payment attempt is committed with its reconciliation row (settled with the attempt,
+ * which cancels it), due an hour after the later of the worker's now and its run's `until`: each
+ * incarnation runs at a later now, so that instant differs between the runs, and its subject is
+ * the attempt's id, which concurrent workers take in no fixed order. The row is compared by its
+ * key (the attempt's), status and payload. An allocation's plan is compared without the uid of
+ * the invoice it pays (uids are random).
+ */
+function withoutRunInstants(row: Record<string, unknown>): Record<string, unknown> {
+  const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
+  if (row.kind !== 'reconcile_payment') return row;
+  // An allocation payment's plan names the invoice its lines issued, by uid: uids are random.
+  if (payload !== null && typeof payload === 'object' && 'invoiceUid' in payload) {
+    const { invoiceUid: _uid, ...stable } = payload as Record<string, unknown>;
+    return { ...row, payload: stable };
+  }
+  if ((payload as { type?: unknown } | null)?.type !== 'due_payment') return row;
+  const { subject_id: _attempt, due_at: _due, ...rest } = row;
+  return rest;
 }
 
 /** Rows normalised and sorted by their whole value (some keys hold random ids, so no column orders them). */

@@ -608,6 +608,30 @@ const SITE_WIDE: Readonly<Record<string, CaseBuilder>> = {
       () => emptyList(field('subscriptions_mrr')),
     ),
   ),
+  'GET /mrr_movements.json': all(
+    checked(
+      'list',
+      'GET /mrr_movements.json',
+      [200],
+      () => ({ query: { per_page: '50' } }),
+      (a) =>
+        onlyA(
+          a,
+          'subscriptions',
+          'id',
+          (body) => (body as { mrr?: { movements?: unknown[] } }).mrr?.movements ?? [],
+          (item) => (item as { subscription_id: unknown }).subscription_id,
+          0,
+        ),
+    ),
+    checked(
+      "B's subscription as the filter",
+      'GET /mrr_movements.json',
+      [200],
+      (b) => ({ query: { subscription_id: String(b.subscriptionId) } }),
+      () => emptyList((body) => (body as { mrr?: { movements?: unknown[] } }).mrr?.movements ?? []),
+    ),
+  ),
   ...Object.fromEntries(
     (['customers', 'subscriptions'] as const).map((resource): [string, CaseBuilder] => [
       `GET /${resource}/metadata.json`,

@@ -4,15 +4,9 @@
  * and when a served endpoint stops being served (fix the regression, or list it with a reason).
  */
 export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
-  'ComponentPricePointsController.createCurrencyPrices':
-    'A site has one currency: a component price point has no prices in other currencies to create or update.',
-  'ComponentPricePointsController.updateCurrencyPrices':
-    'A site has one currency: a component price point has no prices in other currencies to create or update.',
   'ComponentsController.createEventBasedComponent': 'Event-based components are not modelled by the engine.',
   'ComponentsController.createPrepaidUsageComponent':
     'Prepaid-usage components are not modelled by the engine (three component kinds are).',
-  'CouponsController.createOrUpdateCouponCurrencyPrices':
-    "Coupons have one currency, the site's; currency prices are not modelled.",
   'EventsBasedBillingSegmentsController.bulkCreateSegments':
     'Events-based billing segments: the engine has no event-based components.',
   'EventsBasedBillingSegmentsController.bulkUpdateSegments':
@@ -25,18 +19,12 @@ export const SDK_LEFT_OUT: Readonly<Record<string, string>> = {
     'Events-based billing segments: the engine has no event-based components.',
   'EventsBasedBillingSegmentsController.updateSegment':
     'Events-based billing segments: the engine has no event-based components.',
-  'InsightsController.listMrrMovements':
-    "MRR movements: the engine keeps no history of each subscription's MRR, and ledger lines mix one-off charges, prorations and usage with recurring ones, so movements would be guesses.",
   'PaymentProfilesController.changeSubscriptionGroupDefaultPaymentProfile':
     'Subscription groups are not modelled by the engine.',
   'PaymentProfilesController.deleteSubscriptionGroupPaymentProfile':
     'Subscription groups are not modelled by the engine.',
   'PaymentProfilesController.readOneTimeToken': 'One-time tokens come from Chargify.js; this server issues none.',
   'PaymentProfilesController.verifyBankAccount': 'Bank-account payment profiles are not modelled (cards only).',
-  'ProductPricePointsController.createProductCurrencyPrices':
-    'A site has one currency, so there are no other-currency prices to keep.',
-  'ProductPricePointsController.updateProductCurrencyPrices':
-    'A site has one currency, so there are no other-currency prices to keep.',
   'ProformaInvoicesController.createConsolidatedProformaInvoice':
     'Subscription groups are not modelled, so there is no consolidated proforma invoice to make.',
   'ProformaInvoicesController.listSubscriptionGroupProformaInvoices':

@@ -155,7 +155,7 @@ describe('signup timing routes', () => {
     expect(f.gateway.chargeCalls).toBe(1);
   });
 
-  it('previews a delayed signup: nothing is charged at signup', async () => {
+  it('previews a delayed signup: its current manifest is what the start bills, the next one the renewal after', async () => {
     const f = fixture();
     await seedCatalog(f.engine);
     const reply = await f.as('acme', {
@@ -166,11 +166,17 @@ describe('signup timing routes', () => {
     expect(reply.status, reply.text).toBe(200);
     const preview = reply.json<{ subscription_preview: Record<string, Record<string, unknown>> }>()
       .subscription_preview;
-    expect(preview.current_billing_manifest).toMatchObject({ total_in_cents: 0 });
-    // The next manifest is the first period, from initial_billing_at.
-    expect(preview.next_billing_manifest).toMatchObject({
+    // The current manifest is the start at initial_billing_at (nothing is charged at signup).
+    expect(preview.current_billing_manifest).toMatchObject({
       total_in_cents: 1000,
       start_date: '2026-02-01T09:00:00-05:00',
+      end_date: '2026-03-01T09:00:00-05:00',
     });
+    // The next manifest is the renewal after it.
+    expect(preview.next_billing_manifest).toMatchObject({
+      total_in_cents: 1000,
+      start_date: '2026-03-01T09:00:00-05:00',
+    });
+    expect(f.gateway.chargeCalls).toBe(0);
   });
 });

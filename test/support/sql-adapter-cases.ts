@@ -732,6 +732,20 @@ export async function populateSite(storage: Storage, subdomain: string): Promise
       createdAt: T0,
       updatedAt: T0,
     });
+    await tx.mrrMovements.insert({
+      siteId,
+      subscriptionId,
+      occurredAt: T0,
+      category: 'new_business',
+      amountInCents: 100,
+      planAmountInCents: 100,
+      usageAmountInCents: 0,
+      mrrInCents: 100,
+      planMrrInCents: 100,
+      usageMrrInCents: 0,
+      subscriberName: 'A B',
+      lineItems: [],
+    });
     const exported = await tx.exports.insert({ siteId, kind: 'subscriptions', createdAt: T0 });
     await tx.exports.complete(siteId, exported.id, [{ id: subscriptionId }], T0);
     const noAddress = { address: null, address2: null, city: null, state: null, zip: null, country: null };

@@ -48,6 +48,7 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
         restoreIdOrder(state.invoices);
         restoreIdOrder(accountTables.accountEntries);
         restoreIdOrder(state.proformaTables.proformaInvoices);
+        restoreIdOrder(state.mrrMovementTables.mrrMovements);
         restoreIdOrder(state.usages);
         restoreIdOrder(state.allocations);
         restoreIdOrder(state.subscriptionComponents);
@@ -58,6 +59,9 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
         restoreIdOrder(state.subscriptions);
         restoreIdOrder(state.paymentProfiles);
         restoreIdOrder(state.customers);
+        restoreIdOrder(state.productVersions);
+        restoreIdOrder(state.pricePointTables.productPricePoints);
+        restoreIdOrder(state.portalAccessTables.access);
       });
       const removeCustomer =
         options.customer &&
@@ -104,13 +108,21 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
           .map((w) => w.id),
       );
 
+      // Rows whose subject is not what makes them the subscription's are found by their key (see
+      // `PurgeSummary.dueWork`): its prepaid replenishment checks (subject 0) and its mail jobs.
+      const mailOf = (r: { kind: string; uniqueKey: string }, mail: string) =>
+        r.kind === 'mail_delivery' && r.uniqueKey.startsWith(`mail:${mail}:`);
       const dueWork = state.dueWork.deleteWhere(
         journal,
         (r) =>
           r.siteId === siteId &&
           ((SUBSCRIPTION_WORK_KINDS.includes(r.kind) && r.subjectId === subscriptionId) ||
             (r.kind === 'reconcile_payment' && attemptIds.has(r.subjectId)) ||
-            (r.kind === 'webhook_delivery' && webhookIds.has(r.subjectId))),
+            (r.kind === 'reconcile_payment' && r.uniqueKey.startsWith(`prepaid_replenishment:${subscriptionId}:`)) ||
+            (r.kind === 'webhook_delivery' && webhookIds.has(r.subjectId)) ||
+            (mailOf(r, 'payment_update_request') && r.subjectId === subscriptionId) ||
+            (mailOf(r, 'invoice') && invoiceIds.has(r.subjectId)) ||
+            (removeCustomer && mailOf(r, 'portal_invitation') && r.subjectId === customerId)),
       );
       const webhooks = state.webhooks.deleteWhere(journal, (w) => webhookIds.has(w.id));
       const events = state.outbox.deleteWhere(journal, (e) => eventIds.has(e.id));
@@ -131,6 +143,7 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
           (p.subscriptionId === subscriptionId ||
             (removeCustomer && p.subscriptionId === null && p.customerId === customerId)),
       );
+      state.mrrMovementTables.mrrMovements.deleteWhere(journal, ofSubscription);
       const usages = state.usages.deleteWhere(journal, ofSubscription);
       const allocations = state.allocations.deleteWhere(journal, ofSubscription);
       const subscriptionComponents = state.subscriptionComponents.deleteWhere(journal, ofSubscription);
@@ -150,6 +163,18 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
       }
       const paymentAttempts = state.payments.deleteWhere(journal, (p) => attemptIds.has(p.id));
       const subscriptions = state.subscriptions.deleteWhere(journal, (s) => s.id === subscriptionId);
+      // Its custom price points and the product versions holding their terms.
+      const pricePoints = state.pricePointTables.productPricePoints;
+      const customIds = new Set(
+        pricePoints
+          .filter((p) => p.siteId === siteId && p.type === 'custom' && p.subscriptionId === subscriptionId)
+          .map((p) => p.id),
+      );
+      state.productVersions.deleteWhere(
+        journal,
+        (v) => v.siteId === siteId && typeof v.pricePointId === 'number' && customIds.has(v.pricePointId),
+      );
+      const customPricePoints = pricePoints.deleteWhere(journal, (p) => customIds.has(p.id));
 
       let paymentProfiles = 0;
       if (removeCustomer || options.paymentProfiles) {
@@ -163,7 +188,11 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
           (p) => p.siteId === siteId && p.customerId === customerId && (removeCustomer || !inUse.has(p.id)),
         );
       }
-      if (removeCustomer) state.customers.delete(journal, customerId);
+      if (removeCustomer) {
+        state.customers.delete(journal, customerId);
+        // SQL removes it with the customer (a cascade).
+        state.portalAccessTables.access.deleteWhere(journal, (r) => r.siteId === siteId && r.customerId === customerId);
+      }
 
       const summary: PurgeSummary = {
         subscriptions,
@@ -182,6 +211,7 @@ export function memoryPurge(state: MemoryState, journal: Journal): PurgeReposito
         events,
         webhooks,
         paymentProfiles,
+        customPricePoints,
         customerRemoved: removeCustomer,
       };
       return summary;

@@ -21,6 +21,7 @@ import { proformaInvoicesMigration } from './0016-proforma-invoices.js';
 import { portalAccessMigration } from './0019-portal-access.js';
 import { customPricesMigration } from './0020-custom-prices.js';
 import { offersMigration } from './0021-offers.js';
+import { mrrMovementsMigration } from './0022-mrr-movements.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   portalAccessMigration,
   customPricesMigration,
   offersMigration,
+  mrrMovementsMigration,
 ];

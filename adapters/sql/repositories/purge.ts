@@ -1,11 +1,27 @@
 /** Purging one subscription on SQL. */
 import { type PurgeRepository, type PurgeSummary, SUBSCRIPTION_WORK_KINDS } from 'billing-engine';
+import { type ExpressionBuilder, sql } from 'kysely';
 import { decodeId } from '../codecs.js';
+import type { Database } from '../schema.js';
+import { purgeMrrMovementRows } from './mrr-movements.js';
 import { createPaymentAttemptsRepository } from './payments.js';
 import { purgeProformaRows } from './proforma-invoices.js';
 import type { RepositoryContext } from './repository-context.js';
 
 const OPEN_STATUSES = ['pending', 'unknown'];
+
+/**
+ * Due work whose subject is not what makes it the subscription's is found by its key (see
+ * `PurgeSummary.dueWork`): a prepaid replenishment check is keyed
+ * `prepaid_replenishment:<subscription id>:...`, a mail job `mail:<kind>:<subject id>:...`.
+ */
+const replenishmentKeyPrefix = (subscriptionId: number) => `prepaid_replenishment:${subscriptionId}:`;
+const mailKeyPrefix = (mail: 'invoice' | 'payment_update_request' | 'portal_invitation') => `mail:${mail}:`;
+
+/** Whether a due-work row's key starts with `prefix` (compared exactly: no `like` wildcards). */
+function keyStartsWith(eb: ExpressionBuilder<Database, 'due_work'>, prefix: string) {
+  return eb(sql<string>`substr(${sql.ref('unique_key')}, 1, ${sql.lit(prefix.length)})`, '=', prefix);
+}
 
 /** Rows a delete statement removed, as a number. */
 function removed(result: { numDeletedRows: bigint }): number {
@@ -145,7 +161,9 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
             .executeTakeFirst(),
         );
 
-      // Due work and webhooks first: they are found through the events and attempts below.
+      // Due work and webhooks first: they are found through the events and attempts below. Rows
+      // whose subject is not theirs are found by their key: a prepaid replenishment check (subject
+      // 0) and mail jobs (whose subject may be an invoice or the customer; the key names the mail).
       const dueWork = removed(
         await db
           .deleteFrom('due_work')
@@ -154,7 +172,27 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
             eb.or([
               eb.and([eb('kind', 'in', [...SUBSCRIPTION_WORK_KINDS]), eb('subject_id', '=', subscriptionId)]),
               eb.and([eb('kind', '=', 'reconcile_payment'), eb('subject_id', 'in', attemptIds)]),
+              eb.and([eb('kind', '=', 'reconcile_payment'), keyStartsWith(eb, replenishmentKeyPrefix(subscriptionId))]),
               eb.and([eb('kind', '=', 'webhook_delivery'), eb('subject_id', 'in', webhookIds)]),
+              eb.and([
+                eb('kind', '=', 'mail_delivery'),
+                eb('subject_id', '=', subscriptionId),
+                keyStartsWith(eb, mailKeyPrefix('payment_update_request')),
+              ]),
+              eb.and([
+                eb('kind', '=', 'mail_delivery'),
+                eb('subject_id', 'in', invoiceIds),
+                keyStartsWith(eb, mailKeyPrefix('invoice')),
+              ]),
+              ...(removeCustomer
+                ? [
+                    eb.and([
+                      eb('kind', '=', 'mail_delivery'),
+                      eb('subject_id', '=', customerId),
+                      keyStartsWith(eb, mailKeyPrefix('portal_invitation')),
+                    ]),
+                  ]
+                : []),
             ]),
           )
           .executeTakeFirst(),
@@ -184,6 +222,7 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
       const invoices = await deleteOwnRows('invoices');
       const accountEntries = await deleteOwnRows('account_entries');
       await purgeProformaRows(db, siteId, subscriptionId, removeCustomer ? customerId : null);
+      await purgeMrrMovementRows(db, siteId, subscriptionId);
       const usages = await deleteOwnRows('usages');
       const allocations = await deleteOwnRows('allocations');
       const subscriptionComponents = await deleteOwnRows('subscription_components');
@@ -216,6 +255,27 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
           .deleteFrom('subscriptions')
           .where('site_id', '=', siteId)
           .where('id', '=', subscriptionId)
+          .executeTakeFirst(),
+      );
+      // Its custom price points and their terms (product versions no other subscription can be
+      // on), after the subscription that was pinned to one of them.
+      const customPricePointIds = db
+        .selectFrom('product_price_points')
+        .select('id')
+        .where('site_id', '=', siteId)
+        .where('type', '=', 'custom')
+        .where('subscription_id', '=', subscriptionId);
+      await db
+        .deleteFrom('product_versions')
+        .where('site_id', '=', siteId)
+        .where('price_point_id', 'in', customPricePointIds)
+        .execute();
+      const customPricePoints = removed(
+        await db
+          .deleteFrom('product_price_points')
+          .where('site_id', '=', siteId)
+          .where('type', '=', 'custom')
+          .where('subscription_id', '=', subscriptionId)
           .executeTakeFirst(),
       );
 
@@ -255,6 +315,7 @@ export function createPurgeRepository(ctx: RepositoryContext): PurgeRepository {
         events,
         webhooks,
         paymentProfiles,
+        customPricePoints,
         customerRemoved: removeCustomer,
       };
       return summary;

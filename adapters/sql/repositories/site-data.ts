@@ -2,6 +2,7 @@
 import type { SiteDataRepository } from 'billing-engine';
 import { decodeInteger } from '../codecs.js';
 import { clearAccountData } from './accounts.js';
+import { clearMrrMovementData } from './mrr-movements.js';
 import { clearProformaData } from './proforma-invoices.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -43,6 +44,7 @@ export function createSiteDataRepository({ db, caches }: RepositoryContext): Sit
       // stays, so that a number is never issued twice on the site.
       await clearAccountData(db, siteId);
       await clearProformaData(db, siteId);
+      await clearMrrMovementData(db, siteId);
       await db.deleteFrom('invoice_events').where('site_id', '=', siteId).execute();
       await db.deleteFrom('credit_notes').where('site_id', '=', siteId).execute();
       await db.deleteFrom('invoices').where('site_id', '=', siteId).execute();

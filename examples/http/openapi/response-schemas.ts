@@ -152,6 +152,7 @@ export const subscriptionSchema = z
     delayed_cancel_at: timestamp,
     signup_payment_id: z.int().nullable(),
     signup_revenue: z.string().meta({ description: 'A decimal string in major units, e.g. "10.00".' }),
+    currency: z.string().meta({ description: "The site's currency (ISO 4217); a site has exactly one." }),
     payment_collection_method: z.enum(['automatic', 'remittance', 'prepaid']),
     prepaid_configuration: z
       .object({
@@ -163,6 +164,10 @@ export const subscriptionSchema = z
       })
       .optional()
       .meta({ description: 'Present only on prepaid subscriptions.' }),
+    prepayment_balance_in_cents: cents.optional().meta({
+      description: "What the subscription's prepayments still hold (0 without prepayments); on every engine read.",
+    }),
+    offer_id: z.int().nullable().meta({ description: 'The offer the subscription was signed up with, or null.' }),
     coupon_code: z.string().nullable(),
     coupon_codes: z.array(z.string()).readonly(),
     next_product_id: z.int().nullable(),

@@ -1,4 +1,4 @@
-import { type CouponRecord, notFound, type ProductFamilyRecord } from 'billing-engine';
+import { type CouponRecord, isBillingError, notFound, type ProductFamilyRecord } from 'billing-engine';
 import type { Hono } from 'hono';
 import {
   type HttpAppEnv,
@@ -15,6 +15,7 @@ import {
   couponListQuery,
   couponRequest,
   pageQuery,
+  parseCouponCurrencyPrices,
   parseWireParams,
   parseWireRequest,
   readSubcodesBody,
@@ -22,16 +23,44 @@ import {
   serializeCoupon,
   serializeCouponUsage,
   serializeSubcodesResult,
+  wireBoolean,
+  withCurrencyPrices,
 } from '../wire-bridge.js';
 import { familyParam, queryOf } from './route-params.js';
 
-/** `{"coupon":{...}}` bodies, with each coupon's family name; the site's families are read once. */
+/**
+ * `{"coupon":{...}}` bodies, with each coupon's family name; the site's families are read once.
+ * Asked with `currency_prices=true`, each carries `currency_prices`: empty, since a site has one
+ * currency and it is the coupon's primary pricing.
+ */
 async function couponBodies(c: HttpContext, coupons: readonly CouponRecord[]) {
   const families = new Map<number, ProductFamilyRecord>(
     (await c.var.site.catalog.listFamilies()).map((family) => [family.id, family]),
   );
   const context = await wireContext(c);
-  return coupons.map((coupon) => serializeCoupon(coupon, context, families.get(coupon.familyId)));
+  const withPrices = wireBoolean.safeParse(queryOf(c).currency_prices).data === true;
+  return coupons.map((coupon) => {
+    const body = serializeCoupon(coupon, context, families.get(coupon.familyId));
+    return withPrices ? { coupon: withCurrencyPrices(body.coupon) } : body;
+  });
+}
+
+/**
+ * Runs a coupon currency-price command, answering its validation refusals as the SDK reads them
+ * for this endpoint (`ErrorStringMapResponse`): a map of field to one message string.
+ */
+async function asStringMap(work: () => Promise<never>): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isBillingError(error, 'validation')) throw error;
+    const errors: Record<string, string> = {};
+    for (const detail of error.details) {
+      const key = detail.attribute ?? 'base';
+      errors[key] = errors[key] === undefined ? detail.message : `${errors[key]} ${detail.message}`;
+    }
+    return sendJson(422, { errors });
+  }
 }
 
 /** The coupon `id` of a path under `/product_families/{fid}/`, checked to be in that family. */
@@ -144,6 +173,14 @@ export function registerCouponRoutes(app: Hono<HttpAppEnv>): void {
     const id = idParam(c, 'id', 'Coupon');
     await c.var.site.coupons.deleteSubcode(id, stripJsonSuffix(c.req.param('subcode') ?? ''));
     return sendJson(200, {});
+  });
+
+  // Prices in other currencies: a site has one, so the engine refuses every request (see
+  // currency-prices.ts) after its checks: the body, the coupon (404), a percentage coupon.
+  app.put('/coupons/:id/currency_prices.json', async (c) => {
+    const id = idParam(c, 'id', 'Coupon');
+    const body = await readJsonBody(c);
+    return asStringMap(() => c.var.site.coupons.createOrUpdateCurrencyPrices(id, parseCouponCurrencyPrices(body)));
   });
 
   app.get('/product_families/:fid/coupons/:id/usage.json', async (c) => {

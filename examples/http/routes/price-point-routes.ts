@@ -16,7 +16,10 @@ import {
   componentPricePointsBulkRequest,
   listPaging,
   pageOf,
+  parseComponentCurrencyPrices,
   parseComponentPricePointAssignments,
+  parseCurrencyPriceUpdates,
+  parseProductCurrencyPrices,
   parseWireRequest,
   parseWireRequestList,
   productPricePointRequest,
@@ -28,6 +31,7 @@ import {
   serializeProductPricePoint,
   serializeProductPricePoints,
   wireBoolean,
+  withCurrencyPrices,
 } from '../wire-bridge.js';
 import { queryOf, refuseUnappliedFilters } from './route-params.js';
 import { subscriptionBody } from './subscription-routes.js';
@@ -102,14 +106,17 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
   app.get('/products/:id/price_points.json', async (c) => {
     const product = refParam(c, 'id', 'Product');
     const query = queryOf(c);
-    // Currency prices: the site has one currency, so there are none to add.
     const includeArchived = wireBoolean.safeParse(query.archived).data === true;
     const types = typesOf(filterOf(query).type ?? query.filter_type);
     const views = await c.var.site.pricePoints.listProductPricePoints(product, {
       includeArchived,
       ...(types === undefined ? {} : { types }),
     });
-    return sendJson(200, serializeProductPricePoints(pageOf(views, listPaging(query)), await wireContext(c)));
+    const body = serializeProductPricePoints(pageOf(views, listPaging(query)), await wireContext(c));
+    return sendJson(
+      200,
+      asksCurrencyPrices(query) ? { price_points: body.price_points.map(withCurrencyPrices) } : body,
+    );
   });
 
   app.get('/products_price_points.json', async (c) => {
@@ -117,7 +124,11 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
     const views = await c.var.site.pricePoints.listAllProductPricePoints(allListFilters(query));
     const paging = listPaging(query);
     const ordered = paging.direction === 'desc' ? [...views].reverse() : views;
-    return sendJson(200, serializeProductPricePoints(pageOf(ordered, paging), await wireContext(c)));
+    const body = serializeProductPricePoints(pageOf(ordered, paging), await wireContext(c));
+    return sendJson(
+      200,
+      includesCurrencyPrices(query) ? { price_points: body.price_points.map(withCurrencyPrices) } : body,
+    );
   });
 
   registerComponentPricePointRoutes(app);
@@ -127,7 +138,8 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
       refParam(c, 'id', 'Product'),
       refParam(c, 'price_point_id', 'Price point'),
     );
-    return sendJson(200, serializeProductPricePoint(view, await wireContext(c)));
+    const body = serializeProductPricePoint(view, await wireContext(c));
+    return sendJson(200, asksCurrencyPrices(queryOf(c)) ? { price_point: withCurrencyPrices(body.price_point) } : body);
   });
 
   app.put(`/products/:id/price_points/:price_point_id${JSON_SEGMENT}`, async (c) => {
@@ -171,6 +183,52 @@ export function registerPricePointRoutes(app: Hono<HttpAppEnv>): void {
     );
     const family = (await c.var.site.catalog.listFamilies()).find((f) => f.id === view.product.familyId);
     return sendJson(200, serializeProduct(view, await wireContext(c), family));
+  });
+
+  registerCurrencyPriceRoutes(app);
+}
+
+/** `currency_prices=true` on a price point read or list: the reads then carry `currency_prices`. */
+function asksCurrencyPrices(query: Record<string, unknown>): boolean {
+  return wireBoolean.safeParse(query.currency_prices).data === true;
+}
+
+/** `include=currency_prices` on the site-wide price point lists. */
+function includesCurrencyPrices(query: Record<string, unknown>): boolean {
+  const include = query.include;
+  const words = Array.isArray(include) ? include : typeof include === 'string' ? include.split(',') : [];
+  return words.some((word) => String(word).trim() === 'currency_prices');
+}
+
+/**
+ * Currency prices of product and component price points (create and update), as a site with one
+ * currency answers them: the engine checks the request, looks the price point up (404), refuses a
+ * custom one, and then refuses each currency by name; nothing is written. Refusals are a map of
+ * field to messages, as the SDK reads them (`ErrorArrayMapResponse`).
+ */
+function registerCurrencyPriceRoutes(app: Hono<HttpAppEnv>): void {
+  app.post('/product_price_points/:id/currency_prices.json', async (c) => {
+    const id = idParam(c, 'id', 'Price point');
+    const body = await readJsonBody(c);
+    return asMap(() => c.var.site.pricePoints.createProductCurrencyPrices(id, parseProductCurrencyPrices(body)));
+  });
+
+  app.put('/product_price_points/:id/currency_prices.json', async (c) => {
+    const id = idParam(c, 'id', 'Price point');
+    const body = await readJsonBody(c);
+    return asMap(() => c.var.site.pricePoints.updateProductCurrencyPrices(id, parseCurrencyPriceUpdates(body)));
+  });
+
+  app.post('/price_points/:id/currency_prices.json', async (c) => {
+    const id = idParam(c, 'id', 'Price point');
+    const body = await readJsonBody(c);
+    return asMap(() => c.var.site.pricePoints.createComponentCurrencyPrices(id, parseComponentCurrencyPrices(body)));
+  });
+
+  app.put('/price_points/:id/currency_prices.json', async (c) => {
+    const id = idParam(c, 'id', 'Price point');
+    const body = await readJsonBody(c);
+    return asMap(() => c.var.site.pricePoints.updateComponentCurrencyPrices(id, parseCurrencyPriceUpdates(body)));
   });
 }
 
@@ -245,7 +303,7 @@ function registerComponentPricePointRoutes(app: Hono<HttpAppEnv>): void {
   app.get('/components/:id/price_points.json', async (c) => {
     const component = refParam(c, 'id', 'Component');
     const query = queryOf(c);
-    // Currency prices: the site has one currency, so there are none to add.
+    // Component price points always carry `currency_prices` (empty: the site has one currency).
     const includeArchived = wireBoolean.safeParse(query.archived).data === true;
     const types = typesOf(filterOf(query).type ?? query.filter_type);
     const views = await c.var.site.pricePoints.listComponentPricePoints(component, {

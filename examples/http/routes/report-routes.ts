@@ -2,9 +2,11 @@ import type { Hono } from 'hono';
 import { type HttpAppEnv, sendJson, wireContext } from '../http-context.js';
 import {
   metadataListQuery,
+  mrrMovementListQuery,
   mrrQuery,
   serializeMetadataPage,
   serializeMrr,
+  serializeMrrMovements,
   serializeSiteStatistics,
   serializeSiteSubscriptionComponents,
   serializeSubscriptionMrrList,
@@ -14,15 +16,15 @@ import {
 import { queryOf } from './route-params.js';
 
 /**
- * Site statistics, MRR, a resource type's metadata and the site-wide subscription-component list.
+ * Site statistics, MRR and its movements, a resource type's metadata and the site-wide
+ * subscription-component list.
  *
  * Registered before the customer and subscription routes: `/customers/metadata.json` and
  * `/subscriptions/metadata.json` also fit `/customers/{id}.json` and `/subscriptions/{id}.json`,
  * and the route registered first is the one that answers.
  *
- * `GET /mrr_movements.json` is not served: the engine keeps no history of each subscription's MRR
- * (no record of the recurring amount before and after a change), so movements could only be
- * guessed from ledger lines, which mix one-off charges, prorations and usage with recurring ones.
+ * `GET /mrr_movements.json` lists the movements the engine records going forward (each command
+ * that changes a subscription's MRR writes one); there are none from before it kept them.
  */
 export function registerReportRoutes(app: Hono<HttpAppEnv>): void {
   app.get('/stats.json', async (c) =>
@@ -34,6 +36,11 @@ export function registerReportRoutes(app: Hono<HttpAppEnv>): void {
   app.get('/subscriptions_mrr.json', async (c) => {
     const page = await c.var.site.reports.listSubscriptionMrr(subscriptionMrrListQuery(queryOf(c)));
     return sendJson(200, serializeSubscriptionMrrList(page));
+  });
+
+  app.get('/mrr_movements.json', async (c) => {
+    const page = await c.var.site.reports.listMrrMovements(mrrMovementListQuery(queryOf(c)));
+    return sendJson(200, serializeMrrMovements(page));
   });
 
   for (const resource of ['customers', 'subscriptions'] as const) {

@@ -14,6 +14,7 @@ import { invoiceCases } from './invoices.js';
 import { ledgerCases } from './ledger.js';
 import { ledgerOpsCases, referralCodeCases } from './ledger-ops.js';
 import { metafieldCases } from './metafields.js';
+import { mrrMovementCases } from './mrr-movements.js';
 import { noteCases } from './notes.js';
 import { outboxCases } from './outbox.js';
 import { paymentCases } from './payments.js';
@@ -57,6 +58,7 @@ const SECTIONS = [
   siteExtraCases,
   accountCases,
   reportCases,
+  mrrMovementCases,
   purgeCases,
   concurrencyCases,
   billingConcurrencyCases,

@@ -15,6 +15,7 @@ import {
   paymentProfileFixture,
   seedBillingSite,
   subscriptionFixture,
+  termsFixture,
 } from './billing-fixtures.js';
 import { at, type SectionContext, T0 } from './harness.js';
 
@@ -200,6 +201,7 @@ const NOTHING_ELSE = {
   invoiceEvents: 0,
   accountEntries: 0,
   webhooks: 0,
+  customPricePoints: 0,
 };
 
 /** Cases for the purge repository. */
@@ -282,6 +284,80 @@ export function purgeCases({ api, storage }: SectionContext): void {
         assert.deepEqual(await tx.customers.findPaymentProfile(siteId, data.a.profile.id), data.a.profile);
         assert.equal(await tx.customers.findPaymentProfile(siteId, data.b.profile.id), undefined);
         assert.deepEqual(await tx.subscriptions.findById(siteId, b.id), b);
+      });
+    });
+
+    it('removes its custom price points with their terms, its replenishment checks and mail jobs, and only those', async () => {
+      const data = await populate(storage(), 'pg-private');
+      const siteId = data.seed.site.id;
+      const [a, b] = [data.a.subscription, data.b.subscription];
+      const written = await storage().transaction(async (tx) => {
+        /** A custom price point of `owner` (its terms a new product version). */
+        const custom = (owner: SubscriptionRecord, handle: string) =>
+          tx.pricePoints.insertCustomProductPricePoint(
+            {
+              siteId,
+              productId: data.seed.product.id,
+              name: 'Custom',
+              handle,
+              archivedAt: null,
+              createdAt: T0,
+              updatedAt: T0,
+              subscriptionId: owner.id,
+            },
+            termsFixture({ priceInCents: 777 }),
+          );
+        const ofA = await custom(a, 'custom-a');
+        const movedOff = await custom(a, 'custom-a-old');
+        const ofB = await custom(b, 'custom-b');
+        // a is on its custom price point, as a signup with `custom_price` leaves it.
+        const onCustom = await tx.subscriptions.updateAtVersion(siteId, a.id, a.version, {
+          productVersion: ofA.version.version,
+        });
+        assert.ok(onCustom);
+        const work = [
+          // Prepaid replenishment checks (subject 0, the subscription in the key).
+          { kind: 'reconcile_payment' as const, subjectId: 0, uniqueKey: `prepaid_replenishment:${a.id}:line:1` },
+          { kind: 'reconcile_payment' as const, subjectId: 0, uniqueKey: `prepaid_replenishment:${b.id}:line:1` },
+          // Mail jobs: a's payment update request; an invoice mail and a portal invitation whose
+          // subject ids equal a's id but are an invoice's and a customer's (kept).
+          { kind: 'mail_delivery' as const, subjectId: a.id, uniqueKey: `mail:payment_update_request:${a.id}:1` },
+          { kind: 'mail_delivery' as const, subjectId: b.id, uniqueKey: `mail:payment_update_request:${b.id}:1` },
+          { kind: 'mail_delivery' as const, subjectId: a.id, uniqueKey: `mail:invoice:${a.id}:1` },
+          { kind: 'mail_delivery' as const, subjectId: a.id, uniqueKey: `mail:portal_invitation:${a.id}:1` },
+        ];
+        for (const row of work) {
+          const scheduled = await tx.dueWork.schedule({ siteId, dueAt: at(T0, 1000), payload: {}, ...row });
+          assert.ok(scheduled, row.uniqueKey);
+        }
+        return { ofA, movedOff, ofB, keys: work.map((w) => w.uniqueKey) };
+      });
+      const summary = await storage().transaction((tx) =>
+        tx.purge.purgeSubscription(siteId, a.id, { customer: false, paymentProfiles: false }),
+      );
+      assert.equal(summary?.customPricePoints, 2);
+      // Its renewal and its attempt's reconciliation (as in every case), its replenishment check and its mail.
+      assert.equal(summary?.dueWork, 4);
+      await storage().transaction(async (tx) => {
+        for (const gone of [written.ofA, written.movedOff]) {
+          assert.equal(await tx.pricePoints.findProductPricePoint(siteId, gone.pricePoint.id), undefined);
+          assert.equal(
+            await tx.catalog.findProductVersion(siteId, data.seed.product.id, gone.version.version),
+            undefined,
+          );
+        }
+        assert.deepEqual(await tx.pricePoints.findProductPricePoint(siteId, written.ofB.pricePoint.id), {
+          ...written.ofB.pricePoint,
+        });
+        assert.notEqual(
+          await tx.catalog.findProductVersion(siteId, data.seed.product.id, written.ofB.version.version),
+          undefined,
+        );
+        const [ownCheck, otherCheck, ownMail, otherMail, invoiceMail, invitation] = written.keys;
+        for (const key of [ownCheck!, ownMail!]) assert.equal(await tx.dueWork.findByKey(siteId, key), undefined, key);
+        for (const key of [otherCheck!, otherMail!, invoiceMail!, invitation!])
+          assert.notEqual(await tx.dueWork.findByKey(siteId, key), undefined, key);
+        await assertKept(tx, siteId, data.b);
       });
     });
 

@@ -379,6 +379,8 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
     'PUT /coupons/:id/codes.json': (w) => ({ body: { codes: [w.couponSubcode, `${w.marker.toUpperCase()}SUB2`] } }),
     'GET /coupons/:id/codes.json': () => ({ query: { page: '1', per_page: '10' } }),
     'DELETE /coupons/:id/codes/:subcode.json': () => ({}),
+    // Currency prices: a site has one currency, so every request is refused (a 422) and writes nothing.
+    'PUT /coupons/:id/currency_prices.json': () => ({ body: { currency_prices: [{ currency: 'EUR', price: 5 }] } }),
   },
   // Price points of products (`:id` is the product, `:price_point_id` the world's catalog price point).
   pricePoints: {
@@ -453,6 +455,25 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
       body: { components: [{ component_id: w.seatsId, price_point: 'original' }] },
     }),
     'POST /subscriptions/:id/price_points/reset.json': () => ({}),
+    // Currency prices of price points, named by id alone: always refused (a 422 naming the currency
+    // or the id; a 404 for an id that is not a price point), nothing written. The component routes
+    // get the world's product price point id, which may or may not be a component price point's.
+    'POST /product_price_points/:id/currency_prices.json': (w) => ({
+      params: { id: String(w.pricePointId) },
+      body: { currency_prices: [{ currency: 'EUR', price: 9, role: 'baseline' }] },
+    }),
+    'PUT /product_price_points/:id/currency_prices.json': (w) => ({
+      params: { id: String(w.pricePointId) },
+      body: { currency_prices: [{ id: 1, price: 9 }] },
+    }),
+    'POST /price_points/:id/currency_prices.json': (w) => ({
+      params: { id: String(w.pricePointId) },
+      body: { currency_prices: [{ currency: 'EUR', price: '1.5', price_id: 1 }] },
+    }),
+    'PUT /price_points/:id/currency_prices.json': (w) => ({
+      params: { id: String(w.pricePointId) },
+      body: { currency_prices: [{ id: 1, price: '1.5' }] },
+    }),
   },
   reasonCodes: {
     'POST /reason_codes.json': (w) => ({
@@ -804,6 +825,7 @@ export const API_FAMILIES: Readonly<Record<string, Readonly<Record<string, Build
         filter: { subscription: { states: 'active,past_due' } },
       },
     }),
+    'GET /mrr_movements.json': (w) => ({ query: { subscription_id: String(w.subscriptionId), direction: 'asc' } }),
   },
 };
 

@@ -238,7 +238,8 @@ export function expectServiceError(reply: HttpReply, label: string): void {
       value !== null &&
       !Array.isArray(value) &&
       Object.keys(value).length > 0 &&
-      Object.values(value).every(isStringList)) ||
+      // A map of field to messages, or to one message (the coupon currency prices' ErrorStringMapResponse).
+      Object.values(value).every((v) => isStringList(v) || (typeof v === 'string' && v !== ''))) ||
     (Array.isArray(value) &&
       value.length > 0 &&
       value.every(

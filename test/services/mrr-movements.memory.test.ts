@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { mrrMovementsSuite } from './mrr-movements.suite.js';
+
+mrrMovementsSuite(memoryHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { mrrMovementsSuite } from './mrr-movements.suite.js';
+
+mrrMovementsSuite(sqliteHarness);

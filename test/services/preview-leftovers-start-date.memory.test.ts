@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { previewLeftoversStartDateSuite } from './preview-leftovers-start-date.suite.js';
+
+previewLeftoversStartDateSuite(memoryHarness);

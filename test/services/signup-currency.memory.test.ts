@@ -1,0 +1,4 @@
+import { memoryHarness } from '../support/storages.js';
+import { signupCurrencySuite } from './signup-currency.suite.js';
+
+signupCurrencySuite(memoryHarness);

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { signupCurrencySuite } from './signup-currency.suite.js';
+
+signupCurrencySuite(sqliteHarness);
