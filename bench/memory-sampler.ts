@@ -10,7 +10,8 @@
  *
  * The peak heap in use counts garbage not yet collected, so it moves with when V8 happens to
  * collect, not with what the run holds. The sampler therefore also forces a full GC every
- * `liveIntervalMs` (default 2 s; a full GC of a bench-sized heap takes a few ms) and records the
+ * `liveIntervalMs` (default 5 s: a full GC of a heap holding a seeded book takes tens of ms, time
+ * the measured run pays) and records the
  * heap in use right after it: the live heap, what the run really retains.
  */
 
@@ -64,7 +65,7 @@ export function forceGc(): (() => void) | undefined {
 }
 
 /** Starts sampling every `intervalMs` (default 50), and the live heap every `liveIntervalMs`. */
-export function startMemorySampler(intervalMs = 50, liveIntervalMs = 2000): MemorySampler {
+export function startMemorySampler(intervalMs = 50, liveIntervalMs = 5000): MemorySampler {
   const gc = forceGc();
   gc?.();
   const base = process.memoryUsage();
