@@ -7,7 +7,6 @@
  */
 import type { BillingEvent, EventKey } from '../events.js';
 import type {
-  MrrComponentInput,
   MrrMovementCategory,
   MrrMovementLineItem,
   MrrMovementRecord,
@@ -82,7 +81,7 @@ async function recordOne(
   if (site === undefined) return undefined;
   const input = await mrrInputOf(tx, subscription);
   if (input === undefined) return undefined;
-  const computed = subscriptionMrrLines(input.mrr, await couponCache(tx, siteId)(input.mrr), site.currency);
+  const computed = subscriptionMrrLines(input, await couponCache(tx, siteId)(input), site.currency);
   const plan = billable ? computed.mrr.planAmountInCents : 0;
   const usage = billable ? computed.mrr.usageAmountInCents : 0;
   if (baseline) {
@@ -98,7 +97,14 @@ async function recordOne(
       planMrrInCents: plan,
       usageMrrInCents: usage,
       subscriberName: '',
-      lineItems: await lineItemsOf(tx, subscription, input, billable ? computed.lines : [], undefined, computed.lines),
+      lineItems: await lineItemsOf(
+        tx,
+        subscription,
+        await lineDetailsOf(tx, subscription),
+        billable ? computed.lines : [],
+        undefined,
+        computed.lines,
+      ),
     });
     return undefined;
   }
@@ -109,7 +115,8 @@ async function recordOne(
   };
   if (plan + usage === previous.total) return undefined;
   const category = categoryOf(last, previous.total, plan + usage, billable);
-  const lineItems = await lineItemsOf(tx, subscription, input, billable ? computed.lines : [], last, computed.lines);
+  const details = await lineDetailsOf(tx, subscription);
+  const lineItems = await lineItemsOf(tx, subscription, details, billable ? computed.lines : [], last, computed.lines);
   return tx.mrrMovements.insert({
     siteId,
     subscriptionId,
@@ -143,46 +150,42 @@ function categoryOf(
   return after > before ? 'expansion' : 'contraction';
 }
 
-/** What MRR is computed from, read from the subscription's own rows (as the report's `listMrrInputs` reads it). */
-async function mrrInputOf(tx: StorageTransaction, subscription: SubscriptionRecord): Promise<MrrReadInput | undefined> {
+/**
+ * What MRR is computed from, read by the report's own reader (`listMrrInputs`, two statements
+ * whatever the number of components), so that a movement and `GET /mrr.json` can never read it
+ * differently.
+ */
+async function mrrInputOf(
+  tx: StorageTransaction,
+  subscription: SubscriptionRecord,
+): Promise<MrrSubscriptionInput | undefined> {
+  const [input] = await tx.reports.listMrrInputs(
+    subscription.siteId,
+    { states: [subscription.state], subscriptionIds: [subscription.id] },
+    'asc',
+    { page: 1, perPage: 1 },
+  );
+  return input;
+}
+
+/**
+ * The names and versions a movement's lines are shown with, read only when a movement is written
+ * (an unchanged MRR, the common case on a renewal, needs none of it).
+ */
+async function lineDetailsOf(tx: StorageTransaction, subscription: SubscriptionRecord): Promise<LineDetails> {
   const { siteId } = subscription;
   const version = await tx.catalog.findProductVersion(siteId, subscription.productId, subscription.productVersion);
-  if (version === undefined) return undefined;
-  const components: MrrComponentInput[] = [];
   const componentInfo = new Map<number, { name: string; version: number }>();
   for (const row of await tx.subscriptionComponents.listForSubscription(siteId, subscription.id)) {
     const component = await tx.components.findById(siteId, row.componentId);
-    const pinned = await tx.components.findVersion(siteId, row.componentId, row.componentVersion);
-    if (component === undefined || pinned === undefined) continue;
-    componentInfo.set(row.componentId, { name: component.name, version: row.componentVersion });
-    components.push({
-      componentId: row.componentId,
-      kind: component.kind,
-      allocatedQuantity: row.allocatedQuantity,
-      unitBalance: row.unitBalance,
-      pricing: pinned.pricing,
-    });
+    if (component !== undefined)
+      componentInfo.set(row.componentId, { name: component.name, version: row.componentVersion });
   }
-  components.sort((a, b) => a.componentId - b.componentId);
-  return {
-    mrr: {
-      subscriptionId: subscription.id,
-      state: subscription.state,
-      terms: version.terms,
-      couponCodes: [...subscription.couponCodes],
-      couponUses: numberRecord(subscription.data.couponUses),
-      couponDeferred: stringList(subscription.data.couponDeferred),
-      components,
-    },
-    productName: version.terms.name,
-    pricePointId: version.pricePointId ?? null,
-    componentInfo,
-  };
+  return { productName: version?.terms.name ?? '', pricePointId: version?.pricePointId ?? null, componentInfo };
 }
 
-/** What {@link mrrInputOf} reads: the MRR input, and the names and versions its lines are shown with. */
-interface MrrReadInput {
-  readonly mrr: MrrSubscriptionInput;
+/** What {@link lineDetailsOf} reads: the names and versions a movement's lines are shown with. */
+interface LineDetails {
   readonly productName: string;
   readonly pricePointId: number | null;
   readonly componentInfo: ReadonlyMap<number, { readonly name: string; readonly version: number }>;
@@ -196,7 +199,7 @@ interface MrrReadInput {
 async function lineItemsOf(
   tx: StorageTransaction,
   subscription: SubscriptionRecord,
-  input: MrrReadInput,
+  input: LineDetails,
   lines: readonly MrrLine[],
   last: MrrMovementRecord | undefined,
   configuration: readonly MrrLine[],
@@ -251,17 +254,4 @@ async function subscriberName(tx: StorageTransaction, subscription: Subscription
   if (customer === undefined) return '';
   const name = `${customer.firstName} ${customer.lastName}`.trim();
   return name !== '' ? name : (customer.organization ?? '');
-}
-
-/** `data.couponUses` as counts per code; anything that is not a number is left out (as the reports read it). */
-function numberRecord(value: unknown): Record<string, number> {
-  const out: Record<string, number> = {};
-  if (typeof value !== 'object' || value === null) return out;
-  for (const [key, count] of Object.entries(value)) if (typeof count === 'number') out[key] = count;
-  return out;
-}
-
-/** `data.couponDeferred` as codes; anything that is not a string is left out. */
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
