@@ -7,7 +7,8 @@
  *   npx tsx bench/profile-renewals.ts [count] [concurrency]
  *
  * `BENCH_POSTGRES_URL` picks the server (default the local test server); `BENCH_PG_PREPARED=0`
- * turns the adapter's prepared statements off, for an A/B.
+ * turns the adapter's prepared statements off, for an A/B; `BENCH_PROFILE_TEXT=1` lists each
+ * statement text instead of its kind.
  */
 import { createBillingEngine, createTestGateway, ManualClock } from 'billing-engine';
 import { createPostgresStorage, type PostgresPoolLike } from 'billing-engine/adapters/postgres';
@@ -46,6 +47,8 @@ export class StatementProfile {
 /** The first words of a statement and the table it names: enough to tell statements apart. */
 function shapeOf(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim().toLowerCase();
+  // BENCH_PROFILE_TEXT=1: every distinct statement text on its own line (first 220 characters).
+  if (process.env.BENCH_PROFILE_TEXT === '1') return flat.slice(0, 220);
   if (flat.startsWith('begin')) return 'begin';
   if (flat === 'commit' || flat === 'rollback') return flat;
   if (flat.includes('pg_advisory_xact_lock')) return 'advisory lock';

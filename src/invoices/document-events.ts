@@ -26,7 +26,13 @@ const sinks = new WeakMap<StorageTransaction, { events: BillingEvent[]; taken: n
  * storage (a test driving the posting module directly) gets the outbox row only.
  */
 export async function recordDocumentEvent(tx: StorageTransaction, event: NewOutboxEvent): Promise<void> {
-  const appended = (await tx.outbox.append([event])) as BillingEvent[];
+  await recordDocumentEvents(tx, [event]);
+}
+
+/** {@link recordDocumentEvent} for several events, in order, in one append. */
+export async function recordDocumentEvents(tx: StorageTransaction, events: readonly NewOutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const appended = (await tx.outbox.append(events)) as BillingEvent[];
   sinks.get(tx)?.events.push(...appended);
 }
 

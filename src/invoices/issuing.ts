@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { localDateString } from '../domain/time/index.js';
-import type { NewInvoice } from '../ports/invoice-records.js';
+import type { NewInvoice, NewInvoiceEvent } from '../ports/invoice-records.js';
 import type {
   CustomerRecord,
   SiteRecord,
@@ -24,7 +24,7 @@ import type {
   TransactionRecord,
 } from '../ports/storage.js';
 import { isPrepaid } from '../services/prepaid-configuration.js';
-import { recordDocumentEvent } from './document-events.js';
+import { recordDocumentEvent, recordDocumentEvents } from './document-events.js';
 import type {
   CreditNoteRecord,
   InvoiceCustomerSnapshot,
@@ -135,41 +135,68 @@ export async function numberDeferredInvoices(
     tx,
     pending.filter((p) => !taken.includes(p)),
   );
+  // One block of consecutive numbers per site, handed out in issue order: the numbers are those
+  // one counter step per invoice would give, for one statement per site instead of one per invoice.
+  const firstOf = new Map<number, number>();
+  for (const [siteId, count] of countBySite(taken.map((p) => p.invoice.siteId))) {
+    firstOf.set(siteId, (await tx.invoices.nextSequence(siteId, 'invoice', count)) - count + 1);
+  }
   const done: InvoiceRecord[] = [];
   for (const { invoice, prefix } of taken) {
-    const numbered = await withNumber(tx, invoice, prefix);
+    const sequence = firstOf.get(invoice.siteId)!;
+    firstOf.set(invoice.siteId, sequence + 1);
+    const numbered = { ...invoice, number: `${prefix}${sequence}`, sequenceNumber: sequence };
     // Unchanged since it was issued: a later change would have been a post of its subscription,
     // which numbers it first (attachDocuments).
     const stored = await tx.invoices.update(numbered);
     if (stored === undefined) throw new Error(`Invoice ${invoice.uid} vanished before it was numbered.`);
-    await announceIssue(tx, numbered);
     done.push(numbered);
   }
+  await announceIssues(tx, done);
   return done;
 }
 
-/** `invoice` with the next number of its site's invoice series (the counter row stays locked until commit). */
-async function withNumber(tx: StorageTransaction, invoice: InvoiceRecord, prefix: string): Promise<InvoiceRecord> {
-  const sequence = await tx.invoices.nextSequence(invoice.siteId, 'invoice');
-  return { ...invoice, number: `${prefix}${sequence}`, sequenceNumber: sequence };
+/** How many of `siteIds` each site has, in order of first appearance. */
+function countBySite(siteIds: readonly number[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const siteId of siteIds) counts.set(siteId, (counts.get(siteId) ?? 0) + 1);
+  return counts;
 }
 
 /** The `issue_invoice` invoice event and the `invoice_issued` outbox event of a numbered invoice, as issued. */
 async function announceIssue(tx: StorageTransaction, invoice: InvoiceRecord): Promise<void> {
-  await tx.invoices.appendEvent(invoice.siteId, {
-    invoiceUid: invoice.uid,
-    eventType: 'issue_invoice',
-    data: { number: invoice.number, total_amount_in_cents: invoice.totalInCents, role: invoice.role },
-    createdAt: invoice.updatedAt,
-  });
-  await recordDocumentEvent(tx, {
-    siteId: invoice.siteId,
-    key: 'invoice_issued',
-    subjectType: 'invoice',
-    subjectId: invoice.id,
-    payload: invoiceEventPayload(invoice),
-    occurredAt: invoice.updatedAt,
-  });
+  await announceIssues(tx, [invoice]);
+}
+
+/**
+ * {@link announceIssue} for several invoices, in order: their invoice events in one insert per
+ * site and their outbox events in one append.
+ */
+async function announceIssues(tx: StorageTransaction, invoices: readonly InvoiceRecord[]): Promise<void> {
+  if (invoices.length === 0) return;
+  const bySite = new Map<number, NewInvoiceEvent[]>();
+  for (const invoice of invoices) {
+    const events = bySite.get(invoice.siteId) ?? [];
+    events.push({
+      invoiceUid: invoice.uid,
+      eventType: 'issue_invoice',
+      data: { number: invoice.number, total_amount_in_cents: invoice.totalInCents, role: invoice.role },
+      createdAt: invoice.updatedAt,
+    });
+    bySite.set(invoice.siteId, events);
+  }
+  for (const [siteId, events] of bySite) await tx.invoices.appendEvents(siteId, events);
+  await recordDocumentEvents(
+    tx,
+    invoices.map((invoice) => ({
+      siteId: invoice.siteId,
+      key: 'invoice_issued' as const,
+      subjectType: 'invoice',
+      subjectId: invoice.id,
+      payload: invoiceEventPayload(invoice),
+      occurredAt: invoice.updatedAt,
+    })),
+  );
 }
 
 /** Reads shared by the documents of one post. */

@@ -5,7 +5,9 @@
  *
  * The amounts come from the code that bills them, never from a second copy of the rules:
  * - a subscription's proforma invoice is its next renewal as the renewal assesses it (the billing
- *   manifest of `services/billing-manifest.ts`, which the renewal preview shows too);
+ *   manifest of `services/billing-manifest.ts`, which the renewal preview shows too); for a delayed
+ *   signup not started yet (`awaiting_signup`), the invoice its start will issue, the start written
+ *   by `writeStartForPreview` in a transaction that is always rolled back;
  * - a signup's proforma invoice is the invoice the signup itself issues, run in a transaction
  *   that is always rolled back against a gateway that approves everything without contacting
  *   anything (`services/preview.ts`, as the signup preview does), so it prices, and refuses, as
@@ -93,22 +95,67 @@ export class ProformaInvoiceService {
   /**
    * Makes and keeps a proforma invoice of the subscription's next renewal: a `draft` with a uid
    * and the site's next proforma number. Only a live subscription (trialing, active, in dunning or
-   * unpaid) renews; any other is refused (422).
+   * unpaid) renews; a delayed signup not started yet (`awaiting_signup`) has the invoice its start
+   * will issue kept instead (see {@link preview}); any other is refused (422).
    */
   async create(subdomain: string, subscriptionId: number): Promise<ProformaInvoiceRecord> {
+    const stored = await runCommand(this.#deps, async (ctx) => {
+      const site = await loadSite(ctx.tx, subdomain);
+      const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
+      if (subscription.state === 'awaiting_signup') return undefined;
+      return store(ctx.tx, await renewalContent(ctx.tx, site, subscription, ctx.now));
+    });
+    if (stored !== undefined) return stored;
+    // The start is written in a rolled-back transaction of its own, then the proforma is kept if
+    // the subscription is still as the start was written from.
+    const start = await this.#startContent(subdomain, subscriptionId);
     return runCommand(this.#deps, async (ctx) => {
       const site = await loadSite(ctx.tx, subdomain);
       const subscription = await loadSubscription(ctx.tx, site.id, subscriptionId);
-      const content = await renewalContent(ctx.tx, site, subscription, ctx.now);
-      return store(ctx.tx, content);
+      if (start === undefined || subscription.version !== start.version)
+        throw new BillingError(
+          'conflict',
+          'The subscription changed while its proforma invoice was made; nothing was kept. Try again.',
+        );
+      return store(ctx.tx, { ...start.content, createdAt: ctx.now });
     });
   }
 
-  /** What {@link create} would keep, without keeping it (no uid, no number). */
+  /**
+   * What {@link create} would keep, without keeping it (no uid, no number). For a delayed signup
+   * not started yet (`awaiting_signup`) that is the invoice its start will issue at
+   * `initial_billing_at`, dated that day: the start is written as the due work will write it
+   * (`writeStartForPreview`, which the signup preview and the signup proforma use too) in a
+   * transaction that is rolled back, and its signup invoice read.
+   */
   async preview(subdomain: string, subscriptionId: number): Promise<ProformaInvoiceContent> {
-    return runRead(this.#deps, subdomain, async ({ tx, site }) => {
+    const content = await runRead(this.#deps, subdomain, async ({ tx, site }) => {
       const subscription = await loadSubscription(tx, site.id, subscriptionId);
+      if (subscription.state === 'awaiting_signup') return undefined;
       return renewalContent(tx, site, subscription, this.#deps.clock.now());
+    });
+    if (content !== undefined) return content;
+    const start = await this.#startContent(subdomain, subscriptionId);
+    // Started between the two reads: its next renewal is the proforma now.
+    return start?.content ?? this.preview(subdomain, subscriptionId);
+  }
+
+  /**
+   * The proforma content of an `awaiting_signup` subscription's start and the subscription version
+   * it was written from, in a transaction that is always rolled back; undefined when the
+   * subscription is no longer awaiting its signup.
+   */
+  async #startContent(
+    subdomain: string,
+    subscriptionId: number,
+  ): Promise<{ content: ProformaInvoiceContent; version: number } | undefined> {
+    const now = this.#deps.clock.now();
+    return rolledBack(this.#previewStorage, async (tx) => {
+      const site = await loadSite(tx, subdomain);
+      const subscription = await loadSubscription(tx, site.id, subscriptionId);
+      if (subscription.state !== 'awaiting_signup') return undefined;
+      const { current } = await startedContent(tx, site, subscription, now);
+      return { content: current, version: subscription.version };
     });
   }
 
@@ -201,18 +248,11 @@ export class ProformaInvoiceService {
         const view = await engine.subscriptions.create(subdomain, signup);
         return engine.storage.transaction(async (tx): Promise<SignupProformaPreview> => {
           const site = await loadSite(tx, subdomain);
-          // A delayed signup bills at its start: written as the due work will write it then.
-          const subscription =
-            view.subscription.state === 'awaiting_signup'
-              ? await writeStartForPreview(tx, site, view.subscription)
-              : view.subscription;
           // The customer exists outside the preview only when the signup named it.
-          const customerId = namesCustomer ? subscription.customerId : null;
+          const customerId = namesCustomer ? view.subscription.customerId : null;
           const now = this.#deps.clock.now();
-          const [issued] = await tx.invoices.listForSubscription(site.id, subscription.id);
-          const base = await renewalContent(tx, site, subscription, now, { live: false });
-          const current: ProformaInvoiceContent =
-            issued === undefined ? emptyContent(base, now, site.timeZone) : fromInvoice(issued, base, now);
+          // A delayed signup bills at its start: written as the due work will write it then.
+          const { current, base } = await startedContent(tx, site, view.subscription, now);
           const unbound = { subscriptionId: null, customerId, collectionMethod } as const;
           return {
             current: { ...current, ...unbound, customer: { ...current.customer, customerId } },
@@ -234,6 +274,55 @@ export function proformaUid(): string {
   let out = 'pro_';
   for (const byte of randomBytes(14)) out += alphabet[byte % 32];
   return out;
+}
+
+/** Thrown to roll {@link rolledBack}'s transaction back once its work is done. */
+class RolledBack<T> extends Error {
+  constructor(readonly result: T) {
+    super('rolled back');
+  }
+}
+
+/** Runs `work` in a transaction of `storage` that is always rolled back, and returns what it returned. */
+async function rolledBack<T>(storage: Storage, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+  try {
+    await storage.transaction(async (tx) => {
+      throw new RolledBack(await work(tx));
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.result as T;
+    throw error;
+  }
+  throw new Error('unreachable: the transaction always rolls back');
+}
+
+/**
+ * The proforma content of what `subscription` bills now, in a transaction the caller rolls back:
+ * a signup's own invoice (issued by the signup just run), or, for an `awaiting_signup` one, the
+ * invoice its start issues, written here as the due work will write it at `initial_billing_at`
+ * (`writeStartForPreview`) and dated that day. A start or signup that bills nothing has no lines.
+ * `base` is the renewal after it, whose fields (seller, customer, product) the content shares.
+ */
+async function startedContent(
+  tx: StorageTransaction,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  now: Date,
+): Promise<{ current: ProformaInvoiceContent; base: ProformaInvoiceContent }> {
+  const awaiting = subscription.state === 'awaiting_signup';
+  const before = awaiting ? await tx.invoices.listForSubscription(site.id, subscription.id) : [];
+  const billed = awaiting ? await writeStartForPreview(tx, site, subscription) : subscription;
+  const invoices = await tx.invoices.listForSubscription(site.id, billed.id);
+  const issued = awaiting ? invoices.find((i) => !before.some((b) => b.id === i.id)) : invoices[0];
+  const base = await renewalContent(tx, site, billed, now, { live: false });
+  if (issued !== undefined) return { current: fromInvoice(issued, base, now), base };
+  const empty = emptyContent(base, now, site.timeZone);
+  return {
+    current: awaiting
+      ? { ...empty, deliveryDate: localDateString(subscription.currentPeriodEndsAt, site.timeZone) }
+      : empty,
+    base,
+  };
 }
 
 async function store(tx: StorageTransaction, content: ProformaInvoiceContent): Promise<ProformaInvoiceRecord> {

@@ -54,9 +54,10 @@ export interface InvoicesRepository {
   /**
    * Takes the next number of the site's series (1, 2, 3, ...) in the caller's transaction: a
    * rolled-back transaction gives its number back, and concurrent takers wait on one another, so
-   * the numbers that commit have no gaps and no repeats.
+   * the numbers that commit have no gaps and no repeats. With `count` (default 1) it takes that
+   * many consecutive numbers at once and answers the last of them (the first is `last - count + 1`).
    */
-  nextSequence(siteId: number, series: DocumentSeries): Promise<number>;
+  nextSequence(siteId: number, series: DocumentSeries, count?: number): Promise<number>;
   /**
    * Inserts an invoice. A taken `uid` or `sequenceNumber` of the site gives `conflict`; drafts have
    * no number (null), and any number of them may exist.

@@ -179,8 +179,9 @@ export interface SiteDataRepository {
   /**
    * Removes the site's customer data: customers, subscriptions, payment profiles, transactions,
    * payment attempts, notes, metadata, all of the site's due work (webhook deliveries included:
-   * they are about the cleared records), outbox events, webhook deliveries and direct-post calls.
-   * The catalog, credentials, settings and webhook endpoints stay.
+   * they are about the cleared records), outbox events, webhook deliveries and direct-post calls,
+   * and (as every subscription goes) every custom price point with the product versions holding
+   * its terms. The catalog, credentials, settings and webhook endpoints stay.
    */
   clear(siteId: number, scope: ClearScope): Promise<void>;
 }

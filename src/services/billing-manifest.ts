@@ -9,7 +9,7 @@ import type {
 } from '../ports/storage.js';
 import { renewalLines } from './advance-invoice-service.js';
 import type { CommandContext } from './command-runner.js';
-import { planDelayedStart } from './delayed-signup.js';
+import { planDelayedStart, readStoredStart } from './delayed-signup.js';
 import { assessNextPeriod, renewalCoupons } from './period-assessment.js';
 
 /** One line of a billing manifest. */
@@ -96,7 +96,7 @@ export async function nextBillingManifest(
 /**
  * The start of a delayed signup as a manifest: the lines `planDelayedStart` plans at its
  * `initial_billing_at` (the due work writes exactly those), read only (metered usage stays on the
- * balances).
+ * balances); while its first payment is in flight, the start already planned and kept in its data.
  */
 async function startManifest(
   tx: StorageTransaction,
@@ -105,9 +105,13 @@ async function startManifest(
   terms: ProductTerms,
 ): Promise<BillingManifest> {
   const at = subscription.currentPeriodEndsAt;
-  const start = await planDelayedStart({ tx, now: at, record: () => {} }, site, subscription, terms, {
-    resetMetered: false,
-  });
+  // While the start's first payment is in flight its lines are already planned (the metered usage
+  // they bill is off the balances): those are what the due work writes.
+  const start =
+    readStoredStart(subscription.data) ??
+    (await planDelayedStart({ tx, now: at, record: () => {} }, site, subscription, terms, {
+      resetMetered: false,
+    }));
   const coupons = (await renewalCoupons(tx, subscription)).filter((c) => start.couponCodes.includes(c.code));
   const items = start.lines.filter((l) => l.type === 'charge').map((l) => ({ ...l, type: 'charge' as const }));
   const discounts = start.lines

@@ -86,6 +86,14 @@ export interface CommandBatcherOptions {
    * transactions, else 1). Commands submitted while they are all busy wait and form the next batch.
    */
   readonly maxInFlight?: number;
+  /**
+   * While a batch is committing, the next one starts only once this many commands wait (default
+   * 8); with none in flight, any waiting command starts at once. Without it, on a storage with
+   * concurrent transactions, each of the few transactions in flight would take the one or two
+   * commands that arrived since the last began, and pay a transaction's fixed statements (begin,
+   * commit, the outbox lock, the site and webhook reads) for each of them (issue 18).
+   */
+  readonly minBatchWhileBusy?: number;
 }
 
 interface QueuedCommand {
@@ -114,6 +122,7 @@ export class CommandBatcher {
   readonly #deps: CommandDeps;
   readonly #maxBatch: number;
   readonly #maxInFlight: number;
+  readonly #minBatchWhileBusy: number;
   readonly #queue: QueuedCommand[] = [];
   #inFlight = 0;
 
@@ -124,6 +133,7 @@ export class CommandBatcher {
       1,
       Math.floor(options.maxInFlight ?? (deps.storage.capabilities.concurrentTransactions ? 4 : 1)),
     );
+    this.#minBatchWhileBusy = Math.min(this.#maxBatch, Math.max(1, Math.floor(options.minBatchWhileBusy ?? 8)));
   }
 
   /** Runs `work` as a command at instant `now`, in the next batch; settles once that batch has committed. */
@@ -135,7 +145,11 @@ export class CommandBatcher {
   }
 
   #pump(): void {
-    while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
+    while (
+      this.#inFlight < this.#maxInFlight &&
+      this.#queue.length > 0 &&
+      (this.#inFlight === 0 || this.#queue.length >= this.#minBatchWhileBusy)
+    ) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       this.#inFlight += 1;
       void this.#runBatch(batch).finally(() => {

@@ -22,6 +22,41 @@ export function delayedSignupAnchor(initialBillingAt: Date, terms: ProductTerms,
   );
 }
 
+/**
+ * The expiry a product's expiration interval gives a subscription whose life begins at `start`
+ * (a signup's now, or a delayed signup's start), in the site's zone; null when the product does
+ * not expire.
+ */
+export function productExpiry(start: Date, terms: ProductTerms, zone: string): Date | null {
+  if (terms.expirationInterval === null || terms.expirationInterval <= 0) return null;
+  return addInterval(
+    start,
+    { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' },
+    1,
+    zone,
+  );
+}
+
+/**
+ * Whether an `awaiting_signup` subscription's `expires_at` came from its product's expiration
+ * interval rather than from the caller. The subscription keeps no flag for it; the two are told
+ * apart by what each leaves behind: an `expires_at` given at signup schedules an `expiration` due
+ * row (see {@link scheduleExpiration}), a derived one does not and is the product's interval
+ * counted from the start (`currentPeriodEndsAt` while awaiting). An expiry set by an override
+ * differs from that instant (one set to exactly that instant is taken as derived).
+ */
+export async function expiryFromProduct(
+  ctx: CommandContext,
+  site: SiteRecord,
+  subscription: SubscriptionRecord,
+  terms: ProductTerms,
+): Promise<boolean> {
+  if (subscription.expiresAt === null) return false;
+  const derived = productExpiry(subscription.currentPeriodEndsAt, terms, site.timeZone);
+  if (derived === null || derived.getTime() !== subscription.expiresAt.getTime()) return false;
+  return (await ctx.tx.dueWork.pendingFor(site.id, subscription.id, ['expiration'])).length === 0;
+}
+
 /** Schedules the start of an `awaiting_signup` subscription at its `initial_billing_at` (its current period's end). */
 export async function scheduleDelayedSignup(ctx: CommandContext, subscription: SubscriptionRecord): Promise<void> {
   const dueAt = subscription.currentPeriodEndsAt;
@@ -71,8 +106,10 @@ export function delayedStartInFlight(subscription: Pick<SubscriptionRecord, 'sta
  * at once: `runNow`, run by the caller after its commit). The periods are anchored again at the
  * new start (after the product's trial, counted from it), the start's due work is scheduled
  * again, and `billing_date_change` is recorded with the previous date. Nothing is charged.
- * Refused (422) while the start's first payment is in flight, and for a start at or after the
- * subscription's expiration (which stays where it is).
+ * An expiry that came from the product's expiration interval (see {@link expiryFromProduct}) moves
+ * with the start: it is the interval counted from the new start, as the signup counted it from the
+ * old one. Refused (422) while the start's first payment is in flight, and for a start at or after
+ * an expiration the caller gave (which stays where it is).
  */
 export async function moveDelayedStart(
   ctx: CommandContext,
@@ -88,19 +125,21 @@ export async function moveDelayedStart(
       'next_billing_at',
     );
   const when = at.getTime() < ctx.now.getTime() ? ctx.now : at;
-  if (subscription.expiresAt !== null && when.getTime() >= subscription.expiresAt.getTime())
+  const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
+  if (!version)
+    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
+  const movesExpiry = await expiryFromProduct(ctx, site, subscription, version.terms);
+  if (!movesExpiry && subscription.expiresAt !== null && when.getTime() >= subscription.expiresAt.getTime())
     throw invalid(
       `Next billing at: must be before the subscription expires (${subscription.expiresAt.toISOString()}).`,
       'next_billing_at',
     );
-  const version = await ctx.tx.catalog.findProductVersion(site.id, subscription.productId, subscription.productVersion);
-  if (!version)
-    throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
   await ctx.tx.dueWork.cancelFor(site.id, subscription.id, ['delayed_signup'], ctx.now);
   const moved = await ctx.tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
     periodAnchorAt: delayedSignupAnchor(when, version.terms, site.timeZone),
     currentPeriodEndsAt: when,
     nextAssessmentAt: when,
+    ...(movesExpiry ? { expiresAt: productExpiry(when, version.terms, site.timeZone) } : {}),
     updatedAt: ctx.now,
   });
   if (!moved) throw new BillingError('conflict', 'The subscription was changed by another request; try again.');

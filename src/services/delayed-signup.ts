@@ -222,9 +222,11 @@ export function startFields(
  * For previews only, in a transaction that is rolled back: writes the start of an
  * `awaiting_signup` subscription as the due work will write it at its `initial_billing_at` (the
  * lines {@link planDelayedStart} plans at that instant, posted as the signup invoice, and the
- * subscription moved by {@link startFields}), without its payment, events or next renewal. What a
+ * subscription moved by {@link startFields}), without its payment, events or next renewal; while
+ * the start's first payment is in flight, the start already planned and kept in its data. What a
  * preview then reads (the ledger, the invoice, the next renewal's manifest) is what the start
- * bills and what follows it. Returns the started subscription.
+ * bills and what follows it. Returns the started subscription. Used by the signup preview, the
+ * signup proforma and the proforma of an `awaiting_signup` subscription.
  */
 export async function writeStartForPreview(
   tx: StorageTransaction,
@@ -236,7 +238,9 @@ export async function writeStartForPreview(
     throw new BillingError('storage', `Subscription ${subscription.id} refers to a missing product version.`);
   const at = subscription.currentPeriodEndsAt;
   const ctx: CommandContext = { tx, now: at, record: () => {} };
-  const start = await planDelayedStart(ctx, site, subscription, version.terms);
+  // While the start's first payment is in flight its lines are already planned (and the metered
+  // usage they bill taken off the balances): those are what will be written.
+  const start = readStoredStart(subscription.data) ?? (await planDelayedStart(ctx, site, subscription, version.terms));
   await post(tx, startLines(subscription, start, at), { role: 'signup' });
   const started = await tx.subscriptions.updateAtVersion(site.id, subscription.id, subscription.version, {
     ...startFields(subscription, start, at),

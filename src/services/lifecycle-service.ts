@@ -352,13 +352,17 @@ export class LifecycleService {
    * What the subscription's next renewal will charge (`POST /subscriptions/{id}/renewals/preview.json`),
    * line by line, from the same assessment the renewal runs (the engine's billing manifest), with
    * the balance already owed. Reads only. Only a live subscription (trialing, active, in dunning or
-   * unpaid) renews; any other is refused (422).
+   * unpaid) renews; a delayed signup not started yet (`awaiting_signup`) shows its start instead:
+   * due at `initial_billing_at`, billing what the billing manifest of such a subscription shows
+   * (the lines `planDelayedStart` plans at that instant, which the due work writes). Any other
+   * state is refused (422).
    */
   async previewRenewal(subdomain: string, id: number): Promise<RenewalPreview> {
     return this.#deps.storage.transaction(async (tx) => {
       const site = await loadSite(tx, subdomain);
       const subscription = await loadSubscription(tx, site.id, id);
-      if (!LIVE_STATES.includes(subscription.state) || subscription.nextAssessmentAt === null) {
+      const renews = LIVE_STATES.includes(subscription.state) || subscription.state === 'awaiting_signup';
+      if (!renews || subscription.nextAssessmentAt === null) {
         throw new BillingError(
           'invalid_transition',
           `A subscription that is ${subscription.state} has no renewal to preview.`,

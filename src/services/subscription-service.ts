@@ -58,7 +58,12 @@ import {
   loadCustomer,
   validateCustomerInput,
 } from './customer-service.js';
-import { delayedSignupAnchor, scheduleDelayedSignup, scheduleExpiration } from './delayed-signup-schedule.js';
+import {
+  delayedSignupAnchor,
+  productExpiry,
+  scheduleDelayedSignup,
+  scheduleExpiration,
+} from './delayed-signup-schedule.js';
 import { checkMetadataValues, setMetadataInCommand } from './metafield-service.js';
 import { OFFER_ID_DATA_KEY, offerSignup } from './offer-service.js';
 import {
@@ -1078,17 +1083,8 @@ export class SubscriptionService {
     ) {
       throw invalid('Credit card: is required for this product.', 'credit_card');
     }
-    const expiresAt =
-      expiresAtGiven ??
-      (terms.expirationInterval !== null && terms.expirationInterval > 0
-        ? addInterval(
-            // A delayed signup's life is counted from its start.
-            delayed ? initialBillingAt! : now,
-            { count: terms.expirationInterval, unit: terms.expirationIntervalUnit ?? 'month' },
-            1,
-            site.timeZone,
-          )
-        : null);
+    // A delayed signup's life is counted from its start (and moves with it: `moveDelayedStart`).
+    const expiresAt = expiresAtGiven ?? productExpiry(delayed ? initialBillingAt! : now, terms, site.timeZone);
     return {
       site,
       product: product!,

@@ -163,11 +163,29 @@ async function run(commands: readonly Command[], coupon: boolean, trial: boolean
   }
 }
 
+/** Each command type acting at least once: open invoices to pay and void, a card payment to refund. */
+const COVERING_SEQUENCE: Command[] = [
+  { type: 'adhoc', amountInCents: 5_000 },
+  { type: 'pay', fraction: 0.5 },
+  { type: 'adhoc', amountInCents: 3_000 },
+  { type: 'void' },
+  { type: 'charge', amountInCents: 2_500, delay: false },
+  { type: 'refund', fraction: 0.5 },
+  { type: 'migrate', product: 'b', preservePeriod: false },
+  { type: 'allocate', quantity: 5 },
+  { type: 'advance', days: 31 },
+];
+
 describe('invoices over random command sequences', () => {
   it('keep every invariant with the ledger after every command', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 14 }), fc.boolean(), fc.boolean(), run),
-      { numRuns: 40 },
+      {
+        numRuns: 40,
+        // One sequence that acts with every command (a random seed may draw none that can pay or
+        // void), so that the coverage check below never fails by chance.
+        examples: [[COVERING_SEQUENCE, false, false]],
+      },
     );
     for (const type of ['migrate', 'allocate', 'charge', 'adhoc', 'pay', 'void', 'refund'] as const)
       expect(done.get(type) ?? 0, type).toBeGreaterThan(0);

@@ -85,6 +85,40 @@ describe('CommandBatcher', () => {
     expect(outbox.map((e) => e.subjectId)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it('starts another batch while one commits only once enough commands wait, and never leaves one waiting', async () => {
+    const { storage, siteId, transactions } = await countingStorage();
+    const batcher = new CommandBatcher(
+      { storage, clock: new ManualClock(AT), emitter: { emit: () => {} } },
+      { maxInFlight: 4, minBatchWhileBusy: 3 },
+    );
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const first = batcher.run(AT, async (ctx) => {
+      await gate;
+      return command(siteId, 0)(ctx);
+    });
+    await tick();
+    expect(transactions()).toBe(1);
+    // Two waiting while a batch commits: fewer than three, so no transaction of their own yet.
+    const second = [1, 2].map((n) => batcher.run(AT, command(siteId, n)));
+    await tick();
+    expect(transactions()).toBe(1);
+    // The third makes three: they start together.
+    second.push(batcher.run(AT, command(siteId, 3)));
+    await tick();
+    expect(transactions()).toBe(2);
+    // One more waits alone; it starts once nothing is in flight.
+    const last = batcher.run(AT, command(siteId, 4));
+    await tick();
+    expect(transactions()).toBe(2);
+    open();
+    expect(await Promise.all([first, ...second, last])).toEqual([0, 1, 2, 3, 4]);
+    expect(transactions()).toBe(3);
+  });
+
   it('fails a failing command alone: the others of its batch commit, and nothing of it is written', async () => {
     const { storage, siteId } = await countingStorage();
     const heard: number[] = [];

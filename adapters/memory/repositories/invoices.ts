@@ -1,6 +1,6 @@
 import { BillingError, type InvoiceEventRecord, type InvoiceRecord, type InvoicesRepository } from 'billing-engine';
 import { keyOf, type MemoryState } from '../memory-state.js';
-import type { Journal } from '../memory-table.js';
+import { copy, type Journal } from '../memory-table.js';
 
 function conflict(what: string): BillingError {
   return new BillingError('conflict', `${what} is already taken.`);
@@ -9,6 +9,13 @@ function conflict(what: string): BillingError {
 function page<T>(rows: T[], direction: 'asc' | 'desc', offset: number, limit: number): T[] {
   const ordered = direction === 'desc' ? rows.reverse() : rows;
   return ordered.slice(offset, offset + limit);
+}
+
+/** How many numbers one `nextSequence` takes: a positive whole number. */
+function sequenceCount(count: number): number {
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`nextSequence takes a positive whole count, not ${count}.`);
+  return count;
 }
 
 /** Invoices, credit notes and invoice events over the memory tables. */
@@ -21,17 +28,18 @@ export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRe
       ? (a.sequenceNumber === null ? 1 : 0) - (b.sequenceNumber === null ? 1 : 0) || a.id - b.id
       : a.sequenceNumber - b.sequenceNumber;
   return {
-    async nextSequence(siteId, series) {
+    async nextSequence(siteId, series, count = 1) {
       // Writers are serialised by the storage's mutex and a rollback undoes the journal, so a
       // plain counter row is gap-free here.
+      const taken = sequenceCount(count);
       const key = keyOf(siteId, series);
       const row = state.documentSequences.findIndexed(state.documentSequencesByKey, key, () => true);
       if (row === undefined) {
-        state.documentSequences.insert(journal, { id: state.documentSequences.nextId(), siteId, series, last: 1 });
-        return 1;
+        state.documentSequences.insert(journal, { id: state.documentSequences.nextId(), siteId, series, last: taken });
+        return taken;
       }
-      state.documentSequences.replace(journal, { ...row, last: row.last + 1 });
-      return row.last + 1;
+      state.documentSequences.replace(journal, { ...row, last: row.last + taken });
+      return row.last + taken;
     },
     async insert(invoice) {
       if (state.invoices.findIndexed(state.invoicesByUid, keyOf(invoice.siteId, invoice.uid), () => true))
@@ -82,10 +90,24 @@ export function memoryInvoices(state: MemoryState, journal: Journal): InvoicesRe
         .sort(byNumber);
     },
     async list(siteId, filter) {
-      const matches = state.invoices
-        .filter((invoice) => invoice.siteId === siteId && matchesFilter(invoice, filter))
-        .sort(byNumber);
-      return { invoices: page(matches, filter.direction, filter.offset, filter.limit), total: matches.length };
+      // The stored rows are matched, ordered and paged as they are; only the page is copied, so a
+      // page of a subscription with thousands of invoices costs a page, not thousands of copies.
+      const matches: InvoiceRecord[] = [];
+      const consider = (invoice: InvoiceRecord | undefined) => {
+        if (invoice !== undefined && invoice.siteId === siteId && matchesFilter(invoice, filter)) matches.push(invoice);
+      };
+      if (filter.subscriptionId !== undefined) {
+        for (const id of state.invoicesBySubscription.ids(keyOf(siteId, filter.subscriptionId))) {
+          consider(state.invoices.peek(id));
+        }
+      } else {
+        for (const invoice of state.invoices.scan()) consider(invoice);
+      }
+      matches.sort(byNumber);
+      return {
+        invoices: page(matches, filter.direction, filter.offset, filter.limit).map((invoice) => copy(invoice)),
+        total: matches.length,
+      };
     },
     async insertCreditNote(note) {
       if (state.creditNotes.find((n) => n.siteId === note.siteId && n.uid === note.uid))

@@ -66,12 +66,15 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
   const { db, encode } = context;
   const taken = (what: string) => () => new BillingError('conflict', `${what} is already taken.`);
   return {
-    async nextSequence(siteId, series) {
+    async nextSequence(siteId, series, count = 1) {
+      if (!Number.isSafeInteger(count) || count < 1) {
+        throw new RangeError(`nextSequence takes a positive whole count, not ${count}.`);
+      }
       const row = await db
         .insertInto('document_sequences')
-        .values({ site_id: siteId, series, last_value: 1 })
+        .values({ site_id: siteId, series, last_value: count })
         .onConflict((oc) =>
-          oc.columns(['site_id', 'series']).doUpdateSet({ last_value: sql`document_sequences.last_value + 1` }),
+          oc.columns(['site_id', 'series']).doUpdateSet({ last_value: sql`document_sequences.last_value + ${count}` }),
         )
         .returning('last_value')
         .executeTakeFirstOrThrow();
@@ -79,27 +82,29 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
     },
 
     async insert(invoice) {
-      const row = await withConstraintConflict(context, 'unique', taken('Invoice number or uid'), () =>
-        db
-          .insertInto('invoices')
-          .values({
-            site_id: invoice.siteId,
-            uid: invoice.uid,
-            sequence_number: invoice.sequenceNumber,
-            number: invoice.number,
-            subscription_id: invoice.subscriptionId,
-            customer_id: invoice.customerId,
-            status: invoice.status,
-            issue_date: invoice.issueDate,
-            due_date: invoice.dueDate,
-            paid_date: invoice.paidDate,
-            document: encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
-            created_at: encode.instant(invoice.createdAt),
-            updated_at: encode.instant(invoice.updatedAt),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
+      // ON CONFLICT DO NOTHING, not a savepoint: a taken uid or number returns no row, and on
+      // Postgres the transaction stays usable without the two statements a savepoint costs.
+      const row = await db
+        .insertInto('invoices')
+        .values({
+          site_id: invoice.siteId,
+          uid: invoice.uid,
+          sequence_number: invoice.sequenceNumber,
+          number: invoice.number,
+          subscription_id: invoice.subscriptionId,
+          customer_id: invoice.customerId,
+          status: invoice.status,
+          issue_date: invoice.issueDate,
+          due_date: invoice.dueDate,
+          paid_date: invoice.paidDate,
+          document: encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
+          created_at: encode.instant(invoice.createdAt),
+          updated_at: encode.instant(invoice.updatedAt),
+        })
+        .onConflict((oc) => oc.doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) throw taken('Invoice number or uid')();
       return decodeInvoice(row);
     },
 

@@ -1,3 +1,5 @@
+import { copy } from '../../copy-record.js';
+
 /**
  * A read-through cache of one transaction's repository (issue 18): a renewal step asks for its
  * site several times, and the command batcher runs many steps in one transaction, so the rows
@@ -27,12 +29,12 @@ export class ReadCache<V> {
       loading.then((value) => value === undefined && forget(), forget);
     }
     const value = await entry;
-    return value === undefined ? undefined : structuredClone(value);
+    return value === undefined ? undefined : copy(value);
   }
 
   /** Caches `value` under `key` (a row found one way is also the answer another way). */
   put(key: string, value: V): void {
-    this.#entries.set(key, Promise.resolve(structuredClone(value)));
+    this.#entries.set(key, Promise.resolve(copy(value)));
   }
 
   /** Forgets everything (after any write of the table). */

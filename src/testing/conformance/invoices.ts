@@ -199,6 +199,32 @@ export function invoiceCases({ api, storage, itWith }: SectionContext): void {
       assert.equal(await storage().transaction((tx) => tx.invoices.nextSequence(a.site.id, 'invoice')), 3);
     });
 
+    it('takes a block of consecutive numbers at once and answers the last, gap-free with single steps', async () => {
+      const a = await seedBillingSite(storage(), 'inv-seq-block');
+      const taken = await storage().transaction(async (tx) => [
+        await tx.invoices.nextSequence(a.site.id, 'invoice', 3),
+        await tx.invoices.nextSequence(a.site.id, 'invoice'),
+        await tx.invoices.nextSequence(a.site.id, 'invoice', 2),
+        await tx.invoices.nextSequence(a.site.id, 'credit_note', 4),
+      ]);
+      // 1-3, then 4, then 5-6; the other series starts at 1-4.
+      assert.deepEqual(taken, [3, 4, 6, 4]);
+      await assert.rejects(
+        storage().transaction(async (tx) => {
+          assert.equal(await tx.invoices.nextSequence(a.site.id, 'invoice', 5), 11);
+          throw new Abort();
+        }),
+        Abort,
+      );
+      assert.equal(await storage().transaction((tx) => tx.invoices.nextSequence(a.site.id, 'invoice')), 7);
+      // A count that is not a positive whole number is a programming error (the SQL adapters report
+      // it as a storage error): refused, nothing taken.
+      for (const bad of [0, -1, 1.5]) {
+        await assert.rejects(storage().transaction((tx) => tx.invoices.nextSequence(a.site.id, 'invoice', bad)));
+      }
+      assert.equal(await storage().transaction((tx) => tx.invoices.nextSequence(a.site.id, 'invoice')), 8);
+    });
+
     itWith(
       'concurrentTransactions',
       'numbering under concurrent issuers needs concurrent transactions',

@@ -1,0 +1,4 @@
+import { sqliteHarness } from '../support/sqlite.js';
+import { awaitingSignupStartSuite } from './awaiting-signup-start.suite.js';
+
+awaitingSignupStartSuite(sqliteHarness);
