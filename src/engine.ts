@@ -1,7 +1,7 @@
 import mitt, { type Emitter } from 'mitt';
 import { systemClock } from './clock.js';
 import type { BillingEventMap, EventKey } from './events.js';
-import { withDocumentEvents, withPaymentInvoices } from './invoices/document-events.js';
+import { withDocumentEvents, withPaymentInvoice } from './invoices/document-events.js';
 import { bindInvoices, InvoiceService } from './invoices/invoice-service.js';
 import type { InvoicesApi } from './invoices/model.js';
 import { PROFORMA_METHODS, ProformaInvoiceService } from './invoices/proforma-service.js';
@@ -237,7 +237,7 @@ export function createBillingEngine(options: BillingEngineOptions): BillingEngin
     }),
     clock,
     gateway,
-    onEvents: async (tx, events, now) => webhooks!.fanOut(tx, await withPaymentInvoices(tx, events), now),
+    onEvents: (tx, events, now) => webhooks!.fanOut(tx, events, now, withPaymentInvoice),
     emitter: {
       emit(key, event) {
         // A throwing listener must not turn a committed command into a reported failure.

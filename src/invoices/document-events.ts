@@ -76,37 +76,31 @@ export function withDocumentEvents(storage: Storage, hooks: DocumentEventHooks):
 const PAID_INVOICES_SEARCHED = 200;
 
 /**
- * Payment events with the invoice they concern, for their webhooks: a success carries the invoice
+ * A payment event with the invoice it concerns, for its webhooks: a success carries the invoice
  * its payment line paid first, a failure the subscription's oldest open invoice (the one a retry
  * would pay). Events of other keys, and payments that paid no invoice, are returned as they are.
+ * The webhook fan-out asks only for events some endpoint wants, so a site without endpoints never
+ * pays for the lookup.
  */
-export async function withPaymentInvoices(
-  tx: StorageTransaction,
-  events: readonly BillingEvent[],
-): Promise<BillingEvent[]> {
-  const out: BillingEvent[] = [];
-  for (const event of events) {
-    if ((event.key !== 'payment_success' && event.key !== 'payment_failure') || event.subjectType !== 'subscription') {
-      out.push(event);
-      continue;
-    }
-    const transaction = event.payload.transaction as { id?: unknown } | undefined;
-    // Bounded reads, so that the cost does not grow with the subscription's history: the invoice
-    // a payment paid was changed by that payment's own post, at the event's instant; a failure
-    // names the oldest open invoice.
-    const invoice: InvoiceRecord | undefined =
-      event.key === 'payment_success'
-        ? (
-            await tx.invoices.list(event.siteId, {
-              subscriptionId: event.subjectId,
-              instants: { field: 'updated_at', from: event.occurredAt },
-              direction: 'asc',
-              offset: 0,
-              limit: PAID_INVOICES_SEARCHED,
-            })
-          ).invoices.find((i) => i.payments.some((p) => p.transactionId === transaction?.id))
-        : (await tx.invoices.listForSubscription(event.siteId, event.subjectId, 'open'))[0];
-    out.push(invoice ? { ...event, payload: { ...event.payload, invoice: invoiceSummary(invoice) } } : event);
+export async function withPaymentInvoice(tx: StorageTransaction, event: BillingEvent): Promise<BillingEvent> {
+  if ((event.key !== 'payment_success' && event.key !== 'payment_failure') || event.subjectType !== 'subscription') {
+    return event;
   }
-  return out;
+  const transaction = event.payload.transaction as { id?: unknown } | undefined;
+  // Bounded reads, so that the cost does not grow with the subscription's history: the invoice
+  // a payment paid was changed by that payment's own post, at the event's instant; a failure
+  // names the oldest open invoice.
+  const invoice: InvoiceRecord | undefined =
+    event.key === 'payment_success'
+      ? (
+          await tx.invoices.list(event.siteId, {
+            subscriptionId: event.subjectId,
+            instants: { field: 'updated_at', from: event.occurredAt },
+            direction: 'asc',
+            offset: 0,
+            limit: PAID_INVOICES_SEARCHED,
+          })
+        ).invoices.find((i) => i.payments.some((p) => p.transactionId === transaction?.id))
+      : (await tx.invoices.listForSubscription(event.siteId, event.subjectId, 'open'))[0];
+  return invoice ? { ...event, payload: { ...event.payload, invoice: invoiceSummary(invoice) } } : event;
 }

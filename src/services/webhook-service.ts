@@ -296,7 +296,13 @@ export class WebhookService {
    * interval for a paused endpoint. Runs in the command's transaction, so the webhooks exist
    * exactly when the change commits. Sites without endpoints cost two reads per command.
    */
-  async fanOut(tx: StorageTransaction, events: readonly BillingEvent[], now: Date): Promise<void> {
+  async fanOut(
+    tx: StorageTransaction,
+    events: readonly BillingEvent[],
+    now: Date,
+    /** Completes an event's payload for its webhooks; called only for events some endpoint wants. */
+    complete?: (tx: StorageTransaction, event: BillingEvent) => Promise<BillingEvent>,
+  ): Promise<void> {
     const targets = new Map<number, { site: SiteRecord; endpoints: WebhookEndpointRecord[] } | null>();
     const loads = new SubjectLoader(tx);
     for (const event of events) {
@@ -310,8 +316,9 @@ export class WebhookService {
       if (target === null) continue;
       const endpoints = target.endpoints.filter((e) => e.status !== 'disabled' && e.events.includes(event.key));
       if (endpoints.length === 0) continue;
-      const subjects = await loads.subjectsFor(target.site.id, event);
-      const payload = buildWebhookPayload(event, subjects, this.#context(target.site));
+      const full = complete === undefined ? event : await complete(tx, event);
+      const subjects = await loads.subjectsFor(target.site.id, full);
+      const payload = buildWebhookPayload(full, subjects, this.#context(target.site));
       for (const endpoint of endpoints) {
         const inserted = await tx.webhooks.insertWebhook(
           newWebhook(target.site.id, endpoint.id, event.id, event.key, now),

@@ -8,12 +8,21 @@ import {
 } from 'billing-engine';
 import { type ExpressionBuilder, type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { CustomersTable, Database, PaymentProfilesTable } from '../schema.js';
 import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
 
 type CustomerFields = Partial<Omit<CustomerRecord, 'id' | 'siteId' | 'version'>>;
 type ProfileFields = Partial<Omit<PaymentProfileRecord, 'id' | 'siteId'>>;
+
+/** Reads of a renewal's customer and card, compiled once (see `compiled-once.ts`). */
+const customerById = compiledOnce((db, siteId: number, id: number) =>
+  db.selectFrom('customers').selectAll().where('site_id', '=', siteId).where('id', '=', id),
+);
+const profileById = compiledOnce((db, siteId: number, id: number) =>
+  db.selectFrom('payment_profiles').selectAll().where('site_id', '=', siteId).where('id', '=', id),
+);
 
 /** Builds the customers repository of one transaction. */
 export function createCustomersRepository(context: RepositoryContext): CustomersRepository {
@@ -45,12 +54,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
     },
 
     async findById(siteId, id) {
-      const row = await db
-        .selectFrom('customers')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const [row] = (await customerById.run(context, siteId, id)).rows;
       return row && decodeCustomer(row);
     },
 
@@ -121,12 +125,7 @@ export function createCustomersRepository(context: RepositoryContext): Customers
 
     async findPaymentProfile(siteId, id) {
       return profiles.get(`${siteId}:${id}`, async () => {
-        const row = await db
-          .selectFrom('payment_profiles')
-          .selectAll()
-          .where('site_id', '=', siteId)
-          .where('id', '=', id)
-          .executeTakeFirst();
+        const [row] = (await profileById.run(context, siteId, id)).rows;
         return row && decodeProfile(row);
       });
     },

@@ -13,8 +13,9 @@ import {
   type NewDueWork,
   SUBSCRIPTION_WORK_KINDS,
 } from 'billing-engine';
-import { type Selectable, sql } from 'kysely';
+import { type QueryResult, type Selectable, sql } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject, decodeNullableInstant } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { DueWorkTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -26,8 +27,49 @@ import type { RepositoryContext } from './repository-context.js';
  */
 const OPEN = sql<boolean>`status in ('pending', 'claimed')`;
 
+/** A claimed item marked done, compiled once (see `compiled-once.ts`): once per item. */
+const completeItem = compiledOnce((db, updatedAt: Date | number, siteId: number, id: number, owner: string) =>
+  db
+    .updateTable('due_work')
+    .set({ status: 'done', lease_until: null, updated_at: updatedAt })
+    .where('site_id', '=', siteId)
+    .where('id', '=', id)
+    .where('status', '=', 'claimed')
+    .where('claimed_by', '=', owner),
+);
+
+/** One held item's lease extended, compiled once: each due payment's outcome checks its hold so. */
+const extendLease = compiledOnce(
+  (db, leaseUntil: Date | number, updatedAt: Date | number, siteId: number, id: number, owner: string) =>
+    db
+      .updateTable('due_work')
+      .set({ lease_until: leaseUntil, updated_at: updatedAt })
+      .where('site_id', '=', siteId)
+      .where('id', '=', id)
+      .where('status', '=', 'claimed')
+      .where('claimed_by', '=', owner),
+);
+
+/** A subject's open work of one kind canceled, compiled once: each due payment's outcome ends its reconciliation so. */
+const cancelKindFor = compiledOnce(
+  (db, updatedAt: Date | number, siteId: number, subjectId: number, kind: DueWorkKind) =>
+    db
+      .updateTable('due_work')
+      .set({ status: 'canceled', updated_at: updatedAt })
+      .where('site_id', '=', siteId)
+      .where('subject_id', '=', subjectId)
+      .where(OPEN)
+      .where('kind', 'in', [kind]),
+);
+
+/** Rows an UPDATE of a compiled statement changed. */
+function changed(result: QueryResult<unknown>): number {
+  return Number(result.numAffectedRows ?? 0n);
+}
+
 /** Builds the due-work repository of one transaction. */
-export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext): DueWorkRepository {
+export function createDueWorkRepository(context: RepositoryContext): DueWorkRepository {
+  const { db, encode, hooks } = context;
   return {
     async schedule(work) {
       const row = await db
@@ -143,15 +185,7 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
     },
 
     async complete(siteId, id, owner, now) {
-      const result = await db
-        .updateTable('due_work')
-        .set({ status: 'done', lease_until: null, updated_at: encode.instant(now) })
-        .where('site_id', '=', siteId)
-        .where('id', '=', id)
-        .where('status', '=', 'claimed')
-        .where('claimed_by', '=', owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      return changed(await completeItem.run(context, encode.instant(now), siteId, id, owner)) > 0;
     },
 
     async release(siteId, id, owner, dueAt, now) {
@@ -175,6 +209,12 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
 
     async extendLeases(rows, owner, leaseUntil, now) {
       if (rows.length === 0) return 0;
+      if (rows.length === 1) {
+        const [{ siteId, id }] = rows as [{ siteId: number; id: number }];
+        return changed(
+          await extendLease.run(context, encode.instant(leaseUntil), encode.instant(now), siteId, id, owner),
+        );
+      }
       let extended = 0;
       // One statement per site: the ids of one site in one IN list, within the claim index's rows.
       const bySite = new Map<number, number[]>();
@@ -195,6 +235,9 @@ export function createDueWorkRepository({ db, encode, hooks }: RepositoryContext
 
     async cancelFor(siteId, subjectId, kinds, now) {
       if (kinds !== undefined && kinds.length === 0) return 0;
+      if (kinds !== undefined && kinds.length === 1) {
+        return changed(await cancelKindFor.run(context, encode.instant(now), siteId, subjectId, kinds[0]!));
+      }
       const result = await db
         .updateTable('due_work')
         .set({ status: 'canceled', updated_at: encode.instant(now) })

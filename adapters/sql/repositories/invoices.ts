@@ -13,6 +13,7 @@ import {
 } from 'billing-engine';
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeJsonObject } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { CreditNotesTable, Database, InvoiceEventsTable, InvoicesTable } from '../schema.js';
 import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
@@ -60,6 +61,58 @@ function eventColumns(siteId: number, event: NewInvoiceEvent, encode: Repository
     created_at: encode.instant(event.createdAt),
   };
 }
+
+/** A subscription's invoices (of one status), compiled once (see `compiled-once.ts`): twice per renewal. */
+const subscriptionInvoicesIn = compiledOnce((db, siteId: number, subscriptionId: number, status: string) =>
+  byNumber(
+    db
+      .selectFrom('invoices')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .where('subscription_id', '=', subscriptionId)
+      .where('status', '=', status),
+    'asc',
+  ),
+);
+const subscriptionInvoices = compiledOnce((db, siteId: number, subscriptionId: number) =>
+  byNumber(
+    db.selectFrom('invoices').selectAll().where('site_id', '=', siteId).where('subscription_id', '=', subscriptionId),
+    'asc',
+  ),
+);
+
+/** An invoice saved, compiled once (see `compiled-once.ts`): every post updates the invoices it changed. */
+const updateInvoice = compiledOnce(
+  (
+    db,
+    number: string | null,
+    sequenceNumber: number | null,
+    status: string,
+    issueDate: string,
+    dueDate: string,
+    paidDate: string | null,
+    document: string,
+    updatedAt: Date | number,
+    siteId: number,
+    id: number,
+  ) =>
+    db
+      .updateTable('invoices')
+      .set({
+        // The number is set once: a draft's null takes the issued number, a stored one is kept.
+        number: sql<string | null>`coalesce(number, ${number})`,
+        sequence_number: sql<number | null>`coalesce(sequence_number, ${sequenceNumber})`,
+        status,
+        issue_date: issueDate,
+        due_date: dueDate,
+        paid_date: paidDate,
+        document,
+        updated_at: updatedAt,
+      })
+      .where('site_id', '=', siteId)
+      .where('id', '=', id)
+      .returningAll(),
+);
 
 /** Builds the invoices repository of one transaction. */
 export function createInvoicesRepository(context: RepositoryContext): InvoicesRepository {
@@ -109,23 +162,21 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
     },
 
     async update(invoice) {
-      const row = await db
-        .updateTable('invoices')
-        .set({
-          // The number is set once: a draft's null takes the issued number, a stored one is kept.
-          number: sql<string | null>`coalesce(number, ${invoice.number})`,
-          sequence_number: sql<number | null>`coalesce(sequence_number, ${invoice.sequenceNumber})`,
-          status: invoice.status,
-          issue_date: invoice.issueDate,
-          due_date: invoice.dueDate,
-          paid_date: invoice.paidDate,
-          document: encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
-          updated_at: encode.instant(invoice.updatedAt),
-        })
-        .where('site_id', '=', invoice.siteId)
-        .where('id', '=', invoice.id)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (
+        await updateInvoice.run(
+          context,
+          invoice.number,
+          invoice.sequenceNumber,
+          invoice.status,
+          invoice.issueDate,
+          invoice.dueDate,
+          invoice.paidDate,
+          encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
+          encode.instant(invoice.updatedAt),
+          invoice.siteId,
+          invoice.id,
+        )
+      ).rows;
       return row && decodeInvoice(row);
     },
 
@@ -160,13 +211,10 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
     },
 
     async listForSubscription(siteId, subscriptionId, status) {
-      let query = db
-        .selectFrom('invoices')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('subscription_id', '=', subscriptionId);
-      if (status !== undefined) query = query.where('status', '=', status);
-      const rows = await byNumber(query, 'asc').execute();
+      const { rows } =
+        status === undefined
+          ? await subscriptionInvoices.run(context, siteId, subscriptionId)
+          : await subscriptionInvoicesIn.run(context, siteId, subscriptionId, status);
       return rows.map(decodeInvoice);
     },
 

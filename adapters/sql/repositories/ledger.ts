@@ -10,8 +10,9 @@ import {
   type TransactionRecord,
   type TransactionType,
 } from 'billing-engine';
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import { decodeBoolean, decodeId, decodeInstant, decodeInteger, decodeMoney, encodeMoney } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { LedgerTransactionsTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -24,8 +25,59 @@ const TYPES: ReadonlySet<string> = new Set<TransactionType>([
   'info',
 ]);
 
+/** A subscription's balance moved by `delta`, compiled once (see `compiled-once.ts`): twice per renewal. */
+const addToBalance = compiledOnce((db, delta: number, siteId: number, subscriptionId: number) =>
+  db
+    .updateTable('subscriptions')
+    .set({ balance_in_cents: sql<number>`balance_in_cents + ${delta}` })
+    .where('site_id', '=', siteId)
+    .where('id', '=', subscriptionId)
+    // A balance beyond a safe integer could never be read back exactly: refused here, in the
+    // database's own arithmetic, before anything is written.
+    .where(sql<number>`abs(balance_in_cents + ${delta})`, '<=', Number.MAX_SAFE_INTEGER)
+    .returning('balance_in_cents'),
+);
+
+/** The columns of a ledger line, in the order {@link insertLine} takes them. */
+const LINE_COLUMNS = [
+  'site_id',
+  'subscription_id',
+  'customer_id',
+  'type',
+  'kind',
+  'amount_in_cents',
+  'memo',
+  'success',
+  'starting_balance_in_cents',
+  'ending_balance_in_cents',
+  'payment_id',
+  'product_id',
+  'component_id',
+  'period_index',
+  'gateway_transaction_id',
+  'refunded_amount_in_cents',
+  'created_at',
+] as const;
+
+type LineValues = { [K in (typeof LINE_COLUMNS)[number]]: Insertable<LedgerTransactionsTable>[K] };
+
+function lineArguments(values: LineValues): unknown[] {
+  return LINE_COLUMNS.map((column) => values[column]);
+}
+
+/** One ledger line inserted, compiled once (see `compiled-once.ts`): most appends are of one line. */
+const insertLine = compiledOnce(
+  (db, ...columns: unknown[]) =>
+    db
+      .insertInto('ledger_transactions')
+      .values(Object.fromEntries(LINE_COLUMNS.map((column, k) => [column, columns[k]])) as unknown as LineValues)
+      .returningAll(),
+  LINE_COLUMNS.length,
+);
+
 /** Builds the ledger repository of one transaction. */
-export function createLedgerRepository({ db, encode }: RepositoryContext): LedgerRepository {
+export function createLedgerRepository(context: RepositoryContext): LedgerRepository {
+  const { db, encode } = context;
   return {
     async append(lines) {
       if (lines.length === 0) return [];
@@ -44,16 +96,7 @@ export function createLedgerRepository({ db, encode }: RepositoryContext): Ledge
         ([, a], [, b]) => a.siteId - b.siteId || a.subscriptionId - b.subscriptionId,
       );
       for (const [key, total] of ordered) {
-        const row = await db
-          .updateTable('subscriptions')
-          .set({ balance_in_cents: sql<number>`balance_in_cents + ${total.delta}` })
-          .where('site_id', '=', total.siteId)
-          .where('id', '=', total.subscriptionId)
-          // A balance beyond a safe integer could never be read back exactly: refused here, in
-          // the database's own arithmetic, before anything is written.
-          .where(sql<number>`abs(balance_in_cents + ${total.delta})`, '<=', Number.MAX_SAFE_INTEGER)
-          .returning('balance_in_cents')
-          .executeTakeFirst();
+        const [row] = (await addToBalance.run(context, total.delta, total.siteId, total.subscriptionId)).rows;
         if (row === undefined) {
           const exists = await db
             .selectFrom('subscriptions')
@@ -94,7 +137,12 @@ export function createLedgerRepository({ db, encode }: RepositoryContext): Ledge
           created_at: encode.instant(line.createdAt),
         };
       });
-      const rows = await db.insertInto('ledger_transactions').values(values).returningAll().execute();
+      // One line with every column given (the builder would leave an undefined one to its default).
+      const single = values.length === 1 ? lineArguments(values[0]!) : undefined;
+      const rows =
+        single !== undefined && !single.includes(undefined)
+          ? (await insertLine.run(context, ...single)).rows
+          : await db.insertInto('ledger_transactions').values(values).returningAll().execute();
       // A multi-row VALUES list takes its ids in list order; RETURNING has no defined order.
       return rows.map(decodeLine).sort((a, b) => a.id - b.id);
     },

@@ -12,6 +12,7 @@ import {
 } from 'billing-engine';
 import type { Kysely, Selectable } from 'kysely';
 import { decodeId, decodeInstant, decodeInteger, decodeMoney } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { Database, IdColumn, InstantColumn, Int8Column, JsonColumn } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -61,6 +62,17 @@ export async function purgeMrrMovementRows(
   return Number(result.numDeletedRows);
 }
 
+/** A subscription's last movement, compiled once (see `compiled-once.ts`): read by every command that touches it. */
+const lastMovement = compiledOnce((plain, siteId: number, subscriptionId: number) =>
+  mrrMovementsDb(plain)
+    .selectFrom('mrr_movements')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('id', 'desc')
+    .limit(1),
+);
+
 /** Builds the MRR movements repository of one transaction. */
 export function createMrrMovementsRepository(context: RepositoryContext): MrrMovementsRepository {
   const db = mrrMovementsDb(context.db);
@@ -95,14 +107,7 @@ export function createMrrMovementsRepository(context: RepositoryContext): MrrMov
     },
 
     async findLast(siteId, subscriptionId) {
-      const row = await db
-        .selectFrom('mrr_movements')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('subscription_id', '=', subscriptionId)
-        .orderBy('id', 'desc')
-        .limit(1)
-        .executeTakeFirst();
+      const [row] = (await lastMovement.run(context, siteId, subscriptionId)).rows;
       return row && decodeMovement(row);
     },
 

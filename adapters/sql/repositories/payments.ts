@@ -7,6 +7,7 @@ import {
 } from 'billing-engine';
 import type { Selectable, Updateable } from 'kysely';
 import { decodeId, decodeInstant, decodeMoney, encodeMoney } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { PaymentAttemptsTable } from '../schema.js';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -18,8 +19,18 @@ const STATUSES: ReadonlySet<string> = new Set<PaymentAttemptStatus>([
   'unknown',
 ]);
 
+/** A renewal's attempt lookup (twice per renewal), compiled once (see `compiled-once.ts`). */
+const attemptByKey = compiledOnce((db, siteId: number, idempotencyKey: string) =>
+  db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .where('idempotency_key', '=', idempotencyKey),
+);
+
 /** Builds the payment-attempts repository of one transaction. */
-export function createPaymentAttemptsRepository({ db, encode }: RepositoryContext): PaymentAttemptsRepository {
+export function createPaymentAttemptsRepository(context: RepositoryContext): PaymentAttemptsRepository {
+  const { db, encode } = context;
   return {
     async insert(attempt) {
       const row = await db
@@ -53,12 +64,7 @@ export function createPaymentAttemptsRepository({ db, encode }: RepositoryContex
     },
 
     async findByKey(siteId, idempotencyKey) {
-      const row = await db
-        .selectFrom('payment_attempts')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('idempotency_key', '=', idempotencyKey)
-        .executeTakeFirst();
+      const [row] = (await attemptByKey.run(context, siteId, idempotencyKey)).rows;
       return row && decodeAttempt(row);
     },
 

@@ -20,9 +20,15 @@ import {
   decodeNullableInstant,
   encodeMoney,
 } from '../codecs.js';
+import { compiledOnce } from '../compiled-once.js';
 import type { SubscriptionsTable } from '../schema.js';
 import { withConstraintConflict } from './constraint-conflict.js';
 import type { RepositoryContext } from './repository-context.js';
+
+/** The hottest read of a renewal, compiled once (see `compiled-once.ts`). */
+const subscriptionById = compiledOnce((db, siteId: number, id: number) =>
+  db.selectFrom('subscriptions').selectAll().where('site_id', '=', siteId).where('id', '=', id),
+);
 
 type SubscriptionFields = Partial<Omit<SubscriptionRecord, 'id' | 'siteId' | 'version'>>;
 
@@ -104,12 +110,7 @@ export function createSubscriptionsRepository(context: RepositoryContext): Subsc
 
     async findById(siteId, id) {
       return cached.get(`${siteId}:${id}`, async () => {
-        const row = await db
-          .selectFrom('subscriptions')
-          .selectAll()
-          .where('site_id', '=', siteId)
-          .where('id', '=', id)
-          .executeTakeFirst();
+        const [row] = (await subscriptionById.run(context, siteId, id)).rows;
         return row && decodeSubscription(row);
       });
     },
