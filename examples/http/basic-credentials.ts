@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 /**
  * The API key of an `Authorization: Basic ...` header: the user part of `base64(user:password)`.
@@ -52,7 +52,8 @@ export function createVerifiedKeyCache<T>(options: VerifiedKeyCacheOptions): Ver
   // A site has a handful of active keys; past this many, older entries give way.
   const maxKeysPerSite = 8;
   const sites = new Map<string, { hash: Buffer; at: number; value: T }[]>();
-  const digest = (apiKey: string) => createHash('sha256').update(apiKey, 'utf8').digest();
+  // One-shot hashing: no Hash object per request.
+  const digest = (apiKey: string) => hash('sha256', apiKey, 'buffer');
   return {
     get(subdomain, apiKey) {
       const entries = sites.get(subdomain);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type BillingEngine, BillingError, type SiteRecord } from 'billing-engine';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -213,7 +213,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<HttpAppEnv> {
     c.set('compat', compat);
     if (limits !== undefined) {
       // Hashed so that the limiter's map never holds a usable key; only worked out when limiting.
-      c.set('caller', createHash('sha256').update(`${site.subdomain}\u0000${apiKey}`).digest('hex'));
+      c.set('caller', hash('sha256', `${site.subdomain}\u0000${apiKey}`, 'hex'));
     }
     return next();
   });

@@ -61,9 +61,17 @@ export function requestIdOf(request: Request): string | undefined {
   return requestIds.get(request);
 }
 
+// The label of each route pattern, worked out once: patterns are the app's own (a fixed set).
+const plainPatterns = new Map<string, string>();
+
 /** A route pattern as a label: Hono's parameter constraints written plainly (`:id{[^/]+\.json}` is `:id.json`). */
 function plainPattern(pattern: string): string {
-  return pattern.replaceAll(/:(\w+)\{\[\^\/\]\+\\\.json\}/g, ':$1.json').replaceAll(/:(\w+)\{[^}]*\}/g, ':$1');
+  let plain = plainPatterns.get(pattern);
+  if (plain === undefined) {
+    plain = pattern.replaceAll(/:(\w+)\{\[\^\/\]\+\\\.json\}/g, ':$1.json').replaceAll(/:(\w+)\{[^}]*\}/g, ':$1');
+    plainPatterns.set(pattern, plain);
+  }
+  return plain;
 }
 
 /**
@@ -91,6 +99,21 @@ function routeOf(c: Context<HttpAppEnv>): string {
 }
 
 /**
+ * Sets a header on the response a later handler made. Hono's `c.header()` on a finished response
+ * first copies it (`new Response(body, response)`), which turns a string body into a stream and
+ * cost about a tenth of a small read's time; the responses of this app have mutable headers, so
+ * the header is set in place. One whose headers are immutable (a `fetch` answer passed on) still
+ * gets the copy.
+ */
+function setResponseHeader(c: Context<HttpAppEnv>, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
+
+/**
  * The first middleware: request id (the caller's when acceptable, else a new UUID; sent back in
  * `X-Request-Id`), then after the response the request counted and timed by method, route pattern
  * and status, and one log line: request id, method, route, site, status, duration. Never the raw
@@ -105,7 +128,7 @@ export function requestMiddleware(metrics: OpsMetrics, logger: OpsLogger | undef
     // At debug level, the start of a request too: a request that never ends shows up as one line.
     logger?.debug({ request_id: id, method: c.req.method }, 'request received');
     await next();
-    c.header(REQUEST_ID_HEADER, id);
+    setResponseHeader(c, REQUEST_ID_HEADER, id);
     const seconds = (performance.now() - started) / 1000;
     const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER';
     const route = routeOf(c);

@@ -100,8 +100,44 @@ function maskDeep(value: unknown, depth = 0, seen = new WeakSet<object>()): unkn
 
 /** pino's error serializer, with card numbers and keys masked in the message and stack. */
 function serializeError(error: unknown): unknown {
-  if (!(error instanceof Error)) return maskDeep(error);
-  return maskDeep(pino.stdSerializers.err(error));
+  // The serialized error is a field's value: its secret fields go, as the `*.field` paths say.
+  if (!(error instanceof Error)) return censorSecretFields(maskDeep(error));
+  return censorSecretFields(maskDeep(pino.stdSerializers.err(error)));
+}
+
+// The `*.field` paths of REDACT_PATHS are not given to pino: a wildcard path makes pino run its
+// redaction on every field of every line (strings and numbers too), about 18 µs a line, three
+// times the rest of the line. The formatters censor the same fields instead (`censorNested`), and
+// pino keeps the paths that name their field (each secret field at the top level, the headers).
+const PINO_REDACT_PATHS = REDACT_PATHS.filter((path) => !path.startsWith('*.'));
+
+/**
+ * `value` with each of its own secret fields replaced by {@link REDACTED}, as pino's `*.field`
+ * paths replace them: only an object's own fields, whatever their value, in a shallow copy (the
+ * caller's object is left alone) with the same prototype. Anything else is returned as it is.
+ */
+function censorSecretFields(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const field of SECRET_FIELDS) {
+    if (!Object.hasOwn(value, field)) continue;
+    copy ??= Object.assign(Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>, value);
+    copy[field] = REDACTED;
+  }
+  return copy ?? value;
+}
+
+/** `fields` (a line's or a child's) with {@link censorSecretFields} applied to each field's value. */
+function censorNested(fields: Record<string, unknown>): Record<string, unknown> {
+  let out = fields;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    const censored = censorSecretFields(value);
+    if (censored === value) continue;
+    if (out === fields) out = { ...fields };
+    out[key] = censored;
+  }
+  return out;
 }
 
 /** The pino options every logger of the server and worker shares (exported for tests). */
@@ -113,10 +149,12 @@ export function loggerOptions(setup: Pick<LoggerSetup, 'level' | 'base'> = {}): 
     // Level names rather than numbers: `"level":"info"` reads in a terminal and greps in a file.
     formatters: {
       level: (label) => ({ level: label }),
-      log: (object) => maskDeep(object) as Record<string, unknown>,
+      log: (object) => censorNested(maskDeep(object) as Record<string, unknown>),
+      // The base fields too (pino's wildcard paths covered them; a child's: see `censoringChildren`).
+      bindings: (bindings) => censorNested(bindings),
     },
     serializers: { err: serializeError, error: serializeError },
-    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    redact: { paths: [...PINO_REDACT_PATHS], censor: REDACTED },
     hooks: {
       // The message string (and any printf arguments) are masked too.
       logMethod(args, method) {
@@ -137,7 +175,7 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
   const format = setup.format ?? 'auto';
   const prettyLines = format === 'pretty' || (format === 'auto' && isTTY);
   const options = loggerOptions(setup);
-  if (!prettyLines) return pino(options, destination);
+  if (!prettyLines) return censoringChildren(pino(options, destination));
   // pino-pretty as a stream in this thread (not a transport worker), so that it also works bundled.
   const stream = pretty({
     colorize: isTTY,
@@ -146,5 +184,25 @@ export function createLogger(setup: LoggerSetup = {}): Logger {
     ignore: 'pid,hostname',
     destination,
   });
-  return pino(options, stream);
+  return censoringChildren(pino(options, stream));
+}
+
+/**
+ * `logger` with the fields of its children (`child(bindings)`, `setBindings`) censored one level
+ * down as {@link censorNested} censors a line's: pino gives a child's bindings no formatter of
+ * ours, and without the wildcard paths its redaction no longer reaches them. The methods are
+ * replaced on the root alone; children (made by `Object.create` of their parent) inherit them.
+ */
+function censoringChildren(logger: Logger): Logger {
+  const child = logger.child;
+  const setBindings = logger.setBindings;
+  Object.assign(logger, {
+    child(this: Logger, bindings: Record<string, unknown>, options?: Parameters<Logger['child']>[1]) {
+      return child.call(this, censorNested(bindings), options);
+    },
+    setBindings(this: Logger, bindings: Record<string, unknown>) {
+      setBindings.call(this, censorNested(bindings));
+    },
+  });
+  return logger;
 }

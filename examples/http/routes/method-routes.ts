@@ -27,16 +27,32 @@ export function registerKnownUnservedRoutes(app: Hono<HttpAppEnv>): void {
  * on the first such request, when every route is in it; a path no route knows goes on to the 404.
  */
 export function registerMethodNotAllowed(app: Hono<HttpAppEnv>): void {
-  let router: PatternRouter<string> | undefined;
+  // The routes by the literal first segment of their path, so that a request's path is matched
+  // against the few routes that can match it (none, for a path no route knows) rather than all of
+  // them: a route whose first segment is literal text matches only paths with that first segment.
+  // Routes whose first segment has a parameter or a wildcard are matched against every path.
+  let byFirstSegment: Map<string, PatternRouter<string>> | undefined;
+  const anyFirstSegment = new PatternRouter<string>();
   const allowedMethods = (path: string): Set<string> => {
-    if (router === undefined) {
-      router = new PatternRouter<string>();
+    if (byFirstSegment === undefined) {
+      byFirstSegment = new Map();
       // `ALL` entries are middleware (and this handler); they do not make a path known.
-      for (const route of app.routes) if (route.method !== 'ALL') router.add(route.method, route.path, route.method);
+      for (const route of app.routes) {
+        if (route.method === 'ALL') continue;
+        const first = firstSegment(route.path);
+        let router = anyFirstSegment;
+        if (!/[:*{?]/.test(first) && !route.path.includes('*')) {
+          router = byFirstSegment.get(first) ?? new PatternRouter<string>();
+          byFirstSegment.set(first, router);
+        }
+        router.add(route.method, route.path, route.method);
+      }
     }
     const methods = new Set<string>();
+    const literal = byFirstSegment.get(firstSegment(path));
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-      if (router.match(method, path)[0].length > 0) methods.add(method);
+      if (literal !== undefined && literal.match(method, path)[0].length > 0) methods.add(method);
+      else if (anyFirstSegment.match(method, path)[0].length > 0) methods.add(method);
     }
     return methods;
   };
@@ -51,4 +67,10 @@ export function registerMethodNotAllowed(app: Hono<HttpAppEnv>): void {
       { allow },
     );
   });
+}
+
+/** The first segment of a path: `subscriptions` of `/subscriptions/1.json`, empty for `/`. */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return path.slice(1, end === -1 ? path.length : end);
 }
