@@ -14,7 +14,7 @@ import {
   reconcileByKey,
   renewalAttemptKey,
 } from '../payments/collect.js';
-import type { ChargeResult } from '../ports/gateway.js';
+import type { ChargeResult, PaymentGateway } from '../ports/gateway.js';
 import type {
   DueWorkKind,
   DueWorkRecord,
@@ -66,9 +66,10 @@ export interface RunDueOptions {
   /** Items claimed per batch; memory use is bounded by it, not by how much is due. */
   readonly batchSize?: number;
   /**
-   * At most this many items in progress at once, so at most this many gateway calls in flight
-   * (default 32, lowered to the gateway's `maxConcurrentCharges` when it declares one). Each
-   * subscription's work still runs one item at a time, in due order.
+   * At most this many charges at the gateway at once (default 32, lowered to the gateway's
+   * `maxConcurrentCharges` when it declares one). Up to twice as many items are in progress, so
+   * that an item commits its outcome while the next one's charge is out. Each subscription's work
+   * still runs one item at a time, in due order.
    */
   readonly concurrency?: number;
   /** Only this site's work. */
@@ -157,6 +158,37 @@ const LEASE_RENEW_MARGIN_MS = LEASE_MS / 2;
 
 /** How often (real time) a worker looks at its leases while items are in flight, however slow the gateway. */
 const LEASE_HEARTBEAT_MS = 30_000;
+
+/** Items in progress per gateway charge slot of a run (see `#runUntil`). */
+const ITEMS_PER_CHARGE_SLOT = 2;
+
+/**
+ * `gateway` with at most `limit` of its `charge` calls in flight; every other member is the
+ * gateway's own (bound to it, so a gateway with private fields works unchanged).
+ */
+function limitCharges(gateway: PaymentGateway, limit: number): PaymentGateway {
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const charge: PaymentGateway['charge'] = async (...args) => {
+    if (inFlight >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else inFlight += 1;
+    try {
+      return await gateway.charge(...args);
+    } finally {
+      // The slot passes straight to the next waiter (inFlight unchanged), or is freed.
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else inFlight -= 1;
+    }
+  };
+  return new Proxy(gateway, {
+    get(target, property) {
+      if (property === 'charge') return charge;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** Items in flight by default: gateway latency, not storage, bounds a renewal run (issue 18). */
 export const DEFAULT_RUN_DUE_CONCURRENCY = 32;
@@ -265,6 +297,11 @@ export class RenewalService {
     const until = options.until ?? this.#deps.clock.now();
     const batchSize = Math.max(1, options.batchSize ?? 100);
     const concurrency = this.#concurrency(options);
+    // `concurrency` charges at the gateway at once, and up to twice as many items in progress: an
+    // item whose answer came back commits its outcome while the next item's charge is out, so a
+    // gateway slot never waits for a commit (on SQLite each is a flush to disk).
+    const gateway = limitCharges(this.#deps.gateway, concurrency);
+    const maxLanes = concurrency * ITEMS_PER_CHARGE_SLOT;
     const summary = { processed: 0, notices: 0, scans: 0, renewed: 0, recovered: 0, declined: 0, failed: 0, errors: 0 };
     const queue: DueWorkRecord[] = [];
     const leases = new HeldLeases();
@@ -306,7 +343,7 @@ export class RenewalService {
     const runItem = async (item: DueWorkRecord): Promise<void> => {
       summary.processed += 1;
       try {
-        const outcome = await this.#process(item, until);
+        const outcome = await this.#process(item, until, gateway);
         if (outcome === 'renewed') summary.renewed += 1;
         else if (outcome === 'recovered') summary.recovered += 1;
         else if (outcome === 'declined') summary.declined += 1;
@@ -344,7 +381,7 @@ export class RenewalService {
     };
 
     function spawn(wanted: number): void {
-      for (let n = 0; n < wanted && failure === undefined && lanes < concurrency; n++) {
+      for (let n = 0; n < wanted && failure === undefined && lanes < maxLanes; n++) {
         lanes += 1;
         running.push(lane());
       }
@@ -407,12 +444,12 @@ export class RenewalService {
     return this.runDue({ siteId, subjectId, until: this.#deps.clock.now() });
   }
 
-  #process(item: DueWorkRecord, until: Date): Promise<Outcome> {
+  #process(item: DueWorkRecord, until: Date, gateway: PaymentGateway): Promise<Outcome> {
     switch (item.kind) {
       case 'renewal':
-        return this.#renew(item, until);
+        return this.#renew(item, until, gateway);
       case 'dunning_retry':
-        return this.#retry(item, until);
+        return this.#retry(item, until, gateway);
       case 'auto_resume':
         return this.#autoResume(item);
       case 'notice':
@@ -422,7 +459,7 @@ export class RenewalService {
       case 'expiring_card_scan':
         return this.#expiringCards(item);
       case 'delayed_signup':
-        return this.#startDelayedSignup(item, until);
+        return this.#startDelayedSignup(item, until, gateway);
       case 'expiration':
         return this.#expireAt(item);
       default:
@@ -546,7 +583,7 @@ export class RenewalService {
    * no card when one is needed) cancels the subscription, as a declined signup creates none: nothing
    * is posted, so nothing is owed.
    */
-  async #startDelayedSignup(item: DueWorkRecord, until: Date): Promise<Outcome> {
+  async #startDelayedSignup(item: DueWorkRecord, until: Date, gateway: PaymentGateway): Promise<Outcome> {
     const key = `delayed_signup:${item.subjectId}`;
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
       const site = await ctx.tx.sites.findById(item.siteId);
@@ -625,7 +662,7 @@ export class RenewalService {
       }
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
-    return collect(this.#deps.gateway, { begin, settle });
+    return collect(gateway, { begin, settle });
   }
 
   /**
@@ -757,7 +794,7 @@ export class RenewalService {
    * expiration, a trial ending without a card) and commits a payment attempt keyed
    * `renewal:<subscription>:<period>`; step 2 calls the gateway; step 3 settles.
    */
-  async #renew(item: DueWorkRecord, until: Date): Promise<Outcome> {
+  async #renew(item: DueWorkRecord, until: Date, gateway: PaymentGateway): Promise<Outcome> {
     const periodIndex = Number(item.payload.periodIndex);
     const key = renewalAttemptKey(item.subjectId, periodIndex);
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
@@ -893,7 +930,7 @@ export class RenewalService {
       );
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
-    return collect(this.#deps.gateway, { begin, settle });
+    return collect(gateway, { begin, settle });
   }
 
   /**
@@ -901,7 +938,7 @@ export class RenewalService {
    * active (a `payment_success`, never a `renewal_success`); after the last failed retry the
    * site's final action applies (cancel, or mark unpaid).
    */
-  async #retry(item: DueWorkRecord, until: Date): Promise<Outcome> {
+  async #retry(item: DueWorkRecord, until: Date, gateway: PaymentGateway): Promise<Outcome> {
     const attemptNo = Number(item.payload.attempt);
     const key = `dunning:${item.subjectId}:${item.payload.periodIndex}:${attemptNo}`;
     const begin = this.#begin(item, key, async (ctx): Promise<PendingCharge | Outcome> => {
@@ -968,7 +1005,7 @@ export class RenewalService {
       await this.#dunningFailed(ctx, item, site, subscription, attemptNo, result.message);
       return result.outcome === 'declined' ? 'declined' : 'failed';
     });
-    return collect(this.#deps.gateway, { begin, settle });
+    return collect(gateway, { begin, settle });
   }
 
   /**
