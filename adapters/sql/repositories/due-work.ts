@@ -62,6 +62,39 @@ const cancelKindFor = compiledOnce(
       .where('kind', 'in', [kind]),
 );
 
+/**
+ * One row of due work inserted, compiled once (see `compiled-once.ts`): a renewal schedules two.
+ * The unique (site_id, unique_key) index makes a second schedule of one key a no-op even when two
+ * workers race: the loser's insert waits for the winner's row and then does nothing.
+ */
+const insertDueWork = compiledOnce(
+  (db, siteId: number, kind: string, subjectId: number, stamp: Date | number, uniqueKey: string, payload: string) =>
+    db
+      .insertInto('due_work')
+      .values({
+        site_id: siteId,
+        kind: kind as DueWorkKind,
+        subject_id: subjectId,
+        due_at: stamp,
+        unique_key: uniqueKey,
+        payload,
+        status: 'pending',
+        claimed_by: null,
+        lease_until: null,
+        attempts: 0,
+        created_at: stamp,
+        updated_at: stamp,
+      })
+      .onConflict((oc) => oc.columns(['site_id', 'unique_key']).doNothing())
+      .returningAll(),
+);
+
+/** {@link insertDueWork} of `work`, stamped as {@link newDueWorkRow} stamps it. */
+function scheduleOne(context: RepositoryContext, work: NewDueWork) {
+  const row = newDueWorkRow(work, context.encode);
+  return insertDueWork.run(context, row.site_id, row.kind, row.subject_id, row.due_at, row.unique_key, row.payload);
+}
+
 /** Rows an UPDATE of a compiled statement changed. */
 function changed(result: QueryResult<unknown>): number {
   return Number(result.numAffectedRows ?? 0n);
@@ -72,19 +105,16 @@ export function createDueWorkRepository(context: RepositoryContext): DueWorkRepo
   const { db, encode, hooks } = context;
   return {
     async schedule(work) {
-      const row = await db
-        .insertInto('due_work')
-        .values(newDueWorkRow(work, encode))
-        // The unique (site_id, unique_key) index makes a second schedule of one key a no-op even
-        // when two workers race: the loser's insert waits for the winner's row and then does nothing.
-        .onConflict((oc) => oc.columns(['site_id', 'unique_key']).doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await scheduleOne(context, work)).rows;
       return row && decodeDueWork(row);
     },
 
     async scheduleAll(works) {
       if (works.length === 0) return;
+      if (works.length === 1) {
+        await scheduleOne(context, works[0]!);
+        return;
+      }
       await db
         .insertInto('due_work')
         .values(works.map((work) => newDueWorkRow(work, encode)))

@@ -81,6 +81,45 @@ const subscriptionInvoices = compiledOnce((db, siteId: number, subscriptionId: n
   ),
 );
 
+/** An invoice inserted, compiled once (see `compiled-once.ts`): every post that bills issues one. */
+const insertInvoice = compiledOnce(
+  (
+    db,
+    siteId: number,
+    uid: string,
+    sequenceNumber: number | null,
+    number: string | null,
+    subscriptionId: number,
+    customerId: number,
+    status: string,
+    issueDate: string,
+    dueDate: string,
+    paidDate: string | null,
+    document: string,
+    createdAt: Date | number,
+    updatedAt: Date | number,
+  ) =>
+    db
+      .insertInto('invoices')
+      .values({
+        site_id: siteId,
+        uid,
+        sequence_number: sequenceNumber,
+        number,
+        subscription_id: subscriptionId,
+        customer_id: customerId,
+        status,
+        issue_date: issueDate,
+        due_date: dueDate,
+        paid_date: paidDate,
+        document,
+        created_at: createdAt,
+        updated_at: updatedAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returningAll(),
+);
+
 /** An invoice saved, compiled once (see `compiled-once.ts`): every post updates the invoices it changed. */
 const updateInvoice = compiledOnce(
   (
@@ -137,26 +176,24 @@ export function createInvoicesRepository(context: RepositoryContext): InvoicesRe
     async insert(invoice) {
       // ON CONFLICT DO NOTHING, not a savepoint: a taken uid or number returns no row, and on
       // Postgres the transaction stays usable without the two statements a savepoint costs.
-      const row = await db
-        .insertInto('invoices')
-        .values({
-          site_id: invoice.siteId,
-          uid: invoice.uid,
-          sequence_number: invoice.sequenceNumber,
-          number: invoice.number,
-          subscription_id: invoice.subscriptionId,
-          customer_id: invoice.customerId,
-          status: invoice.status,
-          issue_date: invoice.issueDate,
-          due_date: invoice.dueDate,
-          paid_date: invoice.paidDate,
-          document: encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
-          created_at: encode.instant(invoice.createdAt),
-          updated_at: encode.instant(invoice.updatedAt),
-        })
-        .onConflict((oc) => oc.doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (
+        await insertInvoice.run(
+          context,
+          invoice.siteId,
+          invoice.uid,
+          invoice.sequenceNumber,
+          invoice.number,
+          invoice.subscriptionId,
+          invoice.customerId,
+          invoice.status,
+          invoice.issueDate,
+          invoice.dueDate,
+          invoice.paidDate,
+          encode.json(withoutKeys(invoice, INVOICE_COLUMNS)),
+          encode.instant(invoice.createdAt),
+          encode.instant(invoice.updatedAt),
+        )
+      ).rows;
       if (row === undefined) throw taken('Invoice number or uid')();
       return decodeInvoice(row);
     },
