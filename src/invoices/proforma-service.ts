@@ -20,7 +20,7 @@ import type { SiteRecord, Storage, StorageTransaction, SubscriptionRecord } from
 import { nextBillingManifest } from '../services/billing-manifest.js';
 import { runCommand } from '../services/command-runner.js';
 import { writeStartForPreview } from '../services/delayed-signup.js';
-import { previewCommand } from '../services/preview.js';
+import { previewCommand, rolledBack } from '../services/preview.js';
 import { runRead } from '../services/read-runner.js';
 import { loadSite, loadSubscription } from '../services/site-lookup.js';
 import { previewEngine } from '../services/subscription-admin-service.js';
@@ -274,26 +274,6 @@ export function proformaUid(): string {
   let out = 'pro_';
   for (const byte of randomBytes(14)) out += alphabet[byte % 32];
   return out;
-}
-
-/** Thrown to roll {@link rolledBack}'s transaction back once its work is done. */
-class RolledBack<T> extends Error {
-  constructor(readonly result: T) {
-    super('rolled back');
-  }
-}
-
-/** Runs `work` in a transaction of `storage` that is always rolled back, and returns what it returned. */
-async function rolledBack<T>(storage: Storage, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
-  try {
-    await storage.transaction(async (tx) => {
-      throw new RolledBack(await work(tx));
-    });
-  } catch (error) {
-    if (error instanceof RolledBack) return error.result as T;
-    throw error;
-  }
-  throw new Error('unreachable: the transaction always rolls back');
 }
 
 /**

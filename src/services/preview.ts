@@ -16,11 +16,24 @@ export interface PreviewResult<T> {
   readonly refunds: readonly { idempotencyKey: string; amountInCents: number }[];
 }
 
-/** Thrown to roll the preview's transaction back after the command ran. */
-class PreviewDone<T> extends Error {
-  constructor(readonly outcome: PreviewResult<T>) {
-    super('preview done');
+/** Thrown to roll {@link rolledBack}'s transaction back once its work is done. */
+class RolledBack<T> extends Error {
+  constructor(readonly result: T) {
+    super('rolled back');
   }
+}
+
+/** Runs `work` in a transaction of `storage` that is always rolled back, and returns what it returned. */
+export async function rolledBack<T>(storage: Storage, work: (tx: StorageTransaction) => Promise<T>): Promise<T> {
+  try {
+    await storage.transaction(async (tx) => {
+      throw new RolledBack(await work(tx));
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.result as T;
+    throw error;
+  }
+  throw new Error('unreachable: the transaction always rolls back');
 }
 
 /**
@@ -40,39 +53,33 @@ export async function previewCommand<
   const ledger: TransactionRecord[] = [];
   const events: PreviewResult<T>['events'][number][] = [];
   const gateway = simulatedGateway();
-  try {
-    await storage.transaction(async (outer) => {
-      const tx = capturingLedger(outer, ledger);
-      const inner: Storage = {
-        capabilities: storage.capabilities,
-        // Every engine transaction runs inside the outer one; commits are only in name.
-        transaction: (work) => work(tx),
-        migrate: async () => {},
-        close: async () => {},
-      };
-      const engine = build(inner, gateway);
-      engine.on('*', (event) =>
-        events.push({
-          key: event.key,
-          subjectType: event.subjectType,
-          subjectId: event.subjectId,
-          payload: event.payload,
-        }),
-      );
-      const result = await command(engine);
-      throw new PreviewDone<T>({
-        result,
-        ledger: [...ledger],
-        events: [...events],
-        charges: [...gateway.charges],
-        refunds: [...gateway.refunds],
-      });
-    });
-  } catch (error) {
-    if (error instanceof PreviewDone) return error.outcome as PreviewResult<T>;
-    throw error;
-  }
-  throw new Error('unreachable: a preview always rolls back');
+  return rolledBack(storage, async (outer) => {
+    const tx = capturingLedger(outer, ledger);
+    const inner: Storage = {
+      capabilities: storage.capabilities,
+      // Every engine transaction runs inside the outer one; commits are only in name.
+      transaction: (work) => work(tx),
+      migrate: async () => {},
+      close: async () => {},
+    };
+    const engine = build(inner, gateway);
+    engine.on('*', (event) =>
+      events.push({
+        key: event.key,
+        subjectType: event.subjectType,
+        subjectId: event.subjectId,
+        payload: event.payload,
+      }),
+    );
+    const result = await command(engine);
+    return {
+      result,
+      ledger: [...ledger],
+      events: [...events],
+      charges: [...gateway.charges],
+      refunds: [...gateway.refunds],
+    };
+  });
 }
 
 function capturingLedger(tx: StorageTransaction, captured: TransactionRecord[]): StorageTransaction {

@@ -190,7 +190,7 @@ function limitCharges(gateway: PaymentGateway, limit: number): PaymentGateway {
   });
 }
 
-/** Items in flight by default: gateway latency, not storage, bounds a renewal run (issue 18). */
+/** Charges in flight by default: gateway latency, not storage, bounds a renewal run (issue 18). */
 export const DEFAULT_RUN_DUE_CONCURRENCY = 32;
 
 /** How long after an unanswered charge it is looked at again (by key, never re-charged blindly). */
