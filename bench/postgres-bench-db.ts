@@ -10,6 +10,9 @@ import pg from 'pg';
 /** Prefix of benchmark schemas. */
 export const BENCH_SCHEMA_PREFIX = 'bench_';
 
+/** Whether the bench's pools pipeline (default yes; `BENCH_PG_PIPELINE=0` for the one-at-a-time clients). */
+export const BENCH_PG_PIPELINE = process.env.BENCH_PG_PIPELINE !== '0';
+
 const STALE_AFTER_MS = 60 * 60 * 1000;
 
 /** Whether Postgres can be used, and why not. */
@@ -85,7 +88,9 @@ export async function openBenchPostgres(url: string, version: string): Promise<B
         options: `-c search_path=${schema}`,
         max,
         connectionTimeoutMillis: 5000,
-      });
+        // Pipelined clients (issue 18): the engine's batches run their steps at once. BENCH_PG_PIPELINE=0 for an A/B.
+        pipeline: BENCH_PG_PIPELINE,
+      } as pg.PoolConfig);
       pool.on('error', () => {});
       return pool;
     },

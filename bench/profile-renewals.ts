@@ -13,7 +13,7 @@
 import { createBillingEngine, createTestGateway, ManualClock } from 'billing-engine';
 import { createPostgresStorage, type PostgresPoolLike } from 'billing-engine/adapters/postgres';
 import { DEFAULT_POSTGRES_URL } from './bench-config.js';
-import { openBenchPostgres, probePostgres } from './postgres-bench-db.js';
+import { BENCH_PG_PIPELINE, openBenchPostgres, probePostgres } from './postgres-bench-db.js';
 import { RENEWAL_UNTIL, seedDueSubscriptions, seedSite } from './seed-subscriptions.js';
 
 /** Statement counts and server time per statement shape, gathered while `active`. */
@@ -97,6 +97,8 @@ async function main(): Promise<void> {
       pool: profiledPool(server.pool(schema, 10), profile),
       schema: null,
       preparedStatements: process.env.BENCH_PG_PREPARED !== '0',
+      // The wrapper hides the pool's options, so say what they are.
+      pipelining: BENCH_PG_PIPELINE,
     });
     try {
       await storage.migrate();

@@ -53,7 +53,9 @@ export async function openStorage(url: string = DEFAULT_DATABASE): Promise<{ sto
     const parsed = new URL(url);
     const schema = parsed.searchParams.get('schema') ?? undefined;
     parsed.searchParams.delete('schema');
-    const pool = new Pool({ connectionString: parsed.toString(), max: 8 });
+    // Pipelined clients: the steps of a batch of due work then share round trips (issue 18).
+    const config = { connectionString: parsed.toString(), max: 8, pipeline: true };
+    const pool = new Pool(config);
     pool.on('error', () => {});
     const safe = url.replace(/\/\/[^@/]*@/, '//***@');
     return {

@@ -56,6 +56,13 @@ export interface DialectHooks {
    */
   readonly rowLocks: boolean;
   /**
+   * Whether the connection sends statements issued at once without waiting for each other's
+   * answers (a `pg` pool in pipeline mode). A write transaction's statements then go straight to
+   * the connection instead of one at a time (Kysely's single-connection queue), so that the
+   * independent commands of one batch share round trips (see `StorageCapabilities.pipelining`).
+   */
+  readonly pipelining?: boolean;
+  /**
    * Waits until this transaction may write; the returned function lets the next writer in.
    * SQLite uses it to queue the storages of one file inside one process, whose `begin immediate`
    * would otherwise wait on each other inside the synchronous busy handler and block the event loop.

@@ -10,7 +10,7 @@ import {
   type StorageTransaction,
   type TransactionOptions,
 } from 'billing-engine';
-import { type Kysely, sql } from 'kysely';
+import { type DatabaseConnection, Kysely, sql } from 'kysely';
 import { applyMigrations } from './apply-migrations.js';
 import { createValueEncoders } from './codecs.js';
 import { type DialectHooks, defaultReadOnlyBegin, type ReadConnection } from './dialect-hooks.js';
@@ -135,7 +135,8 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
       ? (hooks.readOnlyBeginStatement?.(txOptions) ?? defaultReadOnlyBegin(hooks.name, txOptions))
       : hooks.beginStatement(txOptions);
     try {
-      return await (reader?.db ?? db).connection().execute(async (conn) => {
+      const onConnection = reader === undefined && hooks.pipelining === true ? pipelinedConnection : serialConnection;
+      return await onConnection(reader?.db ?? db, async (conn) => {
         const scope = new TransactionScope(hooks);
         await sql.raw(begin).execute(conn);
         try {
@@ -202,8 +203,15 @@ export function createSqlStorage(options: SqlStorageOptions): Storage {
     capabilities,
 
     transaction(work, options) {
+      const concurrentCommands = options?.concurrentCommands === true;
       return run(options, (conn, scope) => {
-        const context: RepositoryContext = { db: conn, encode, hooks, caches: new TransactionCaches() };
+        const context: RepositoryContext = {
+          db: conn,
+          encode,
+          hooks,
+          caches: new TransactionCaches(),
+          concurrentCommands,
+        };
         return work(buildTransaction(context, scope));
       });
     },
@@ -293,6 +301,27 @@ function buildTransaction(context: RepositoryContext, scope: TransactionScope): 
   const tx = Object.create(TRANSACTION_PROTOTYPE) as { [STATE]: TransactionState };
   tx[STATE] = { context, scope, built: new Map() };
   return tx as unknown as StorageTransaction;
+}
+
+/** Runs `work` on one connection whose statements Kysely runs one at a time, as `db.connection()` does. */
+function serialConnection<T>(db: Kysely<Database>, work: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.connection().execute(work);
+}
+
+/**
+ * Runs `work` on one connection whose statements go to the driver as they are issued. Kysely's
+ * `db.connection()` queues each statement behind the answer of the one before, which is right for
+ * a driver that can only run one at a time; a pipelining driver (a `pg` client in pipeline mode)
+ * sends statements issued at once back to back and answers them in order, so independent
+ * commands running at once in one transaction share round trips. Built from Kysely's public
+ * executor API the way `ConnectionBuilder.execute` builds its own.
+ */
+function pipelinedConnection<T>(db: Kysely<Database>, work: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
+  const executor = db.getExecutor();
+  return executor.provideConnection((connection: DatabaseConnection) => {
+    const direct = executor.withConnectionProvider({ provideConnection: (consume) => consume(connection) });
+    return work(new Kysely<Database>({ config: {}, driver: {}, dialect: {}, executor: direct } as never));
+  });
 }
 
 async function rollbackQuietly(conn: Kysely<Database>): Promise<void> {

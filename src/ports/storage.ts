@@ -266,6 +266,14 @@ export interface StorageCapabilities {
   readonly multiProcess: boolean;
   /** The dialect's name, for reports. */
   readonly dialect: 'memory' | 'sqlite' | 'postgres';
+  /**
+   * Statements issued at once inside one transaction travel together, each without waiting for
+   * the answer of the one before (Postgres over a `pg` pool in pipeline mode). A transaction that
+   * runs several independent commands then runs them at once ({@link TransactionOptions.concurrentCommands}):
+   * one round trip carries a statement of each, where each round trip costs the process far more
+   * than the statement (issue 18). Absent means false.
+   */
+  readonly pipelining?: boolean;
 }
 
 /** Options of one transaction. */
@@ -284,6 +292,13 @@ export interface TransactionOptions {
    * at a time, does not check). `isolation` is ignored when it is set.
    */
   readonly readOnly?: boolean;
+  /**
+   * `work` runs several independent commands at once on this one transaction (on a storage with
+   * `pipelining`). Statements that need the connection to themselves between two of their own (a
+   * savepoint around an expected constraint violation) then refuse with `BillingError('storage')`
+   * before they run, so that the caller runs the command again in a transaction of its own.
+   */
+  readonly concurrentCommands?: boolean;
 }
 
 /** A storage: the engine's database. */

@@ -162,7 +162,13 @@ export class CommandBatcher {
   async #runBatch(batch: readonly QueuedCommand[]): Promise<void> {
     let done: { values: unknown[]; events: BillingEvent[] };
     try {
-      done = await this.#deps.storage.transaction((tx) => this.#inTransaction(tx, batch));
+      // On a pipelining storage the commands of a batch run at once: a round trip then carries a
+      // statement of each instead of one (they are independent: one item per subscription).
+      const together = batch.length > 1 && this.#deps.storage.capabilities.pipelining === true;
+      done = await this.#deps.storage.transaction(
+        (tx) => this.#inTransaction(tx, batch, together),
+        together ? { concurrentCommands: true } : undefined,
+      );
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);
@@ -180,29 +186,42 @@ export class CommandBatcher {
   async #inTransaction(
     tx: StorageTransaction,
     batch: readonly QueuedCommand[],
+    together: boolean,
   ): Promise<{ values: unknown[]; events: BillingEvent[] }> {
     deferInvoiceNumbering(tx);
-    const values: unknown[] = [];
-    const pending: NewOutboxEvent[] = [];
-    for (const command of batch) {
+    // Each command's events apart, joined in batch order: the outbox order does not depend on
+    // how the commands' statements interleaved.
+    const recorded: NewOutboxEvent[][] = batch.map(() => []);
+    const runOne = async (command: QueuedCommand, own: NewOutboxEvent[]): Promise<unknown> => {
       const marked: MrrSubject[] = [];
       const ctx: CommandContext = {
         tx,
         now: command.now,
         record(event) {
-          pending.push({ ...event, occurredAt: ctx.now });
+          own.push({ ...event, occurredAt: ctx.now });
         },
         touchMrr(siteId, subscriptionId) {
           marked.push(touched(siteId, subscriptionId));
         },
       };
-      const first = pending.length;
-      values.push(await command.work(ctx));
+      const value = await command.work(ctx);
       // Each command's MRR movements at its own instant, after its own work.
-      if (pending.length > first || marked.length > 0) {
-        await recordMrrMovements(tx, [...pending.slice(first), ...marked], ctx.now);
+      if (own.length > 0 || marked.length > 0) await recordMrrMovements(tx, [...own, ...marked], ctx.now);
+      return value;
+    };
+    const values: unknown[] = [];
+    if (together) {
+      // Every command finishes before the batch does, even after one failed: none may still be
+      // issuing statements while the transaction rolls back and its connection goes back to the pool.
+      const settled = await Promise.allSettled(batch.map((command, k) => runOne(command, recorded[k]!)));
+      for (const outcome of settled) {
+        if (outcome.status === 'rejected') throw outcome.reason;
+        values.push(outcome.value);
       }
+    } else {
+      for (const [k, command] of batch.entries()) values.push(await runOne(command, recorded[k]!));
     }
+    const pending = recorded.flat();
     // Last, so that the invoice counter is held for these few statements and the commit only.
     await numberDeferredInvoices(tx);
     const events = pending.length > 0 ? ((await tx.outbox.append(pending)) as BillingEvent[]) : [];

@@ -53,7 +53,13 @@ export interface CrashChildSummary {
 
 function open(args: CrashChildArgs): Storage {
   if (args.dialect === 'sqlite') return createSqliteStorage({ database: args.file, busyTimeoutMs: 30_000 });
-  const pool = new pg.Pool({ connectionString: args.url, options: `-c search_path=${args.schema}`, max: 4 });
+  // Pipelined clients, as the README advises (issue 18).
+  const pool = new pg.Pool({
+    connectionString: args.url,
+    options: `-c search_path=${args.schema}`,
+    max: 4,
+    pipeline: true,
+  } as pg.PoolConfig);
   pool.on('error', () => {});
   return createPostgresStorage({ pool, schema: null });
 }

@@ -23,6 +23,9 @@ export const POSTGRES_URL: string | undefined = process.env.BILLING_TEST_POSTGRE
 /** Whether the Postgres tests run on PGlite (no `BILLING_TEST_POSTGRES_URL`). */
 export const ON_PGLITE = POSTGRES_URL === undefined;
 
+/** Whether the real server's test pools pipeline (default yes; `BILLING_TEST_PG_PIPELINE=0` turns it off). */
+const PIPELINE = process.env.BILLING_TEST_PG_PIPELINE !== '0';
+
 /** Why concurrency cases skip on PGlite. */
 export const PGLITE_SKIP_REASON =
   'PGlite over pglite-socket is one session running one transaction at a time; set BILLING_TEST_POSTGRES_URL to run this on a real server';
@@ -107,12 +110,16 @@ async function connectServer(url: string): Promise<PostgresTestServer> {
       created.push(schema);
       return schema;
     },
-    poolConfig: (schema, extra = {}) => ({
-      connectionString: url,
-      options: `-c search_path=${schema}`,
-      connectionTimeoutMillis: 5000,
-      ...extra,
-    }),
+    poolConfig: (schema, extra = {}) =>
+      ({
+        connectionString: url,
+        options: `-c search_path=${schema}`,
+        connectionTimeoutMillis: 5000,
+        // Pipelined clients, as the README advises (issue 18); BILLING_TEST_PG_PIPELINE=0 for
+        // clients that run one statement at a time (also covered: see exactly-once.postgres.test.ts).
+        pipeline: PIPELINE,
+        ...extra,
+      }) as pg.PoolConfig,
     query: (text, values) => admin.query(text, values),
     async close() {
       for (const schema of created) await admin.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);

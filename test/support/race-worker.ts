@@ -30,7 +30,13 @@ export type RaceWorkerResult =
 
 function open(args: RaceWorkerArgs): Storage {
   if (args.dialect === 'sqlite') return createSqliteStorage({ database: args.file, busyTimeoutMs: 30_000 });
-  const pool = new pg.Pool({ connectionString: args.url, options: `-c search_path=${args.schema}`, max: 5 });
+  // Pipelined clients, as the README advises (issue 18).
+  const pool = new pg.Pool({
+    connectionString: args.url,
+    options: `-c search_path=${args.schema}`,
+    max: 5,
+    pipeline: true,
+  } as pg.PoolConfig);
   pool.on('error', () => {});
   return createPostgresStorage({ pool, schema: null });
 }

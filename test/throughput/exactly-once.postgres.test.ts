@@ -22,3 +22,18 @@ exactlyOnceSuite({
     };
   },
 });
+
+// The same with clients that run one statement at a time: each batch's steps then run one after
+// another, the path every pool without `pipeline: true` takes.
+exactlyOnceSuite({
+  name: 'postgres, clients without pipelining',
+  ...(ON_PGLITE ? { skipReason: PGLITE_SKIP_REASON } : {}),
+  async create() {
+    const server = await postgresTestServer();
+    const schema = await server.newSchema();
+    return {
+      open: async () => (await schemaStorage(server, schema, { pool: { pipeline: false } as never })).storage,
+      async dispose() {},
+    };
+  },
+});

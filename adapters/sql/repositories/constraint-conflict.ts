@@ -5,7 +5,7 @@
  * runs in a savepoint, so the violation leaves the transaction usable, as a failed statement does
  * on SQLite.
  */
-import type { BillingError } from 'billing-engine';
+import { BillingError } from 'billing-engine';
 import { sql } from 'kysely';
 import type { RepositoryContext } from './repository-context.js';
 
@@ -14,12 +14,22 @@ export type ExpectedViolation = 'unique' | 'foreign_key';
 
 /** Runs `statement`; the expected violation becomes `conflict()` without dooming the transaction. */
 export async function withConstraintConflict<T>(
-  { db, hooks }: RepositoryContext,
+  { db, hooks, concurrentCommands }: RepositoryContext,
   expected: ExpectedViolation,
   conflict: () => BillingError,
   statement: () => Promise<T>,
 ): Promise<T> {
   const savepoint = hooks.failedStatementAbortsTransaction;
+  if (savepoint && concurrentCommands === true) {
+    // Other commands' statements run between ours on this connection, so rolling back to the
+    // savepoint would undo theirs too. Refused before any statement: the caller runs this
+    // command again alone (see `TransactionOptions.concurrentCommands`).
+    throw new BillingError(
+      'storage',
+      'This statement needs a transaction of its own: it cannot run beside other commands in one transaction.',
+      { data: { needsOwnTransaction: true } },
+    );
+  }
   if (savepoint) await sql.raw('savepoint billing_expected_conflict').execute(db);
   try {
     const result = await statement();

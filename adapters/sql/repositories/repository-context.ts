@@ -17,4 +17,9 @@ export interface RepositoryContext {
   readonly hooks: DialectHooks;
   /** Read caches of this transaction shared between repositories (see `read-cache.ts`). */
   readonly caches: TransactionCaches;
+  /**
+   * Several independent commands run at once on this transaction's connection
+   * (`TransactionOptions.concurrentCommands`): a savepoint would cover the others' statements too.
+   */
+  readonly concurrentCommands?: boolean;
 }
