@@ -238,11 +238,13 @@ describe.skipIf(ON_PGLITE)('Postgres with pipelined clients', () => {
     const server = await postgresTestServer();
     const { storage } = await schemaStorage(server, await server.freshSchema());
     try {
-      const { siteId, taken, other } = await storage.transaction(async (tx) => {
+      const { siteId, taken, other, third } = await storage.transaction(async (tx) => {
         const site = await tx.sites.insert(siteFields('savepoint'));
         const first = await tx.customers.insert(customerFields(site.id, 'taken'));
         const second = await tx.customers.insert(customerFields(site.id, 'other'));
-        return { siteId: site.id, taken: first, other: second };
+        // Its own row: run alone, its update and the conflicting one must not race for one version.
+        const last = await tx.customers.insert(customerFields(site.id, 'third'));
+        return { siteId: site.id, taken: first, other: second, third: last };
       });
       expect(taken.reference).toBe('taken');
 
@@ -276,7 +278,7 @@ describe.skipIf(ON_PGLITE)('Postgres with pipelined clients', () => {
         ctx.tx.customers.updateAtVersion(siteId, other.id, other.version, { reference: 'taken' }),
       );
       const renamed = batcher.run(AT, (ctx) =>
-        ctx.tx.customers.updateAtVersion(siteId, other.id, other.version, { reference: 'renamed' }),
+        ctx.tx.customers.updateAtVersion(siteId, third.id, third.version, { reference: 'renamed' }),
       );
       await expect(conflicting).rejects.toMatchObject({ code: 'conflict' });
       await Promise.all([lead, ...mates]);
