@@ -259,11 +259,12 @@ function prepareOnFirstUse(client: PostgresPoolClientLike, statements: Statement
 }
 
 /**
- * Makes a pipelining client send the statements issued in one turn of the event loop in one
- * write. `pg` writes each statement's messages as soon as it is issued (one `writev` each), and on
- * a virtual machine a system call costs about as much as the statement's own work; the commands of
- * a batch issue theirs in the same turn, so holding the socket until the turn ends (`cork`, and
- * `uncork` in `setImmediate`) sends them all at once.
+ * Makes a pipelining client send the statements issued together in one write. `pg` writes each
+ * statement's messages as soon as it is issued (one `writev` each), and on a virtual machine a
+ * system call costs about as much as the statement's own work; the commands of a batch resume on
+ * the answers of one socket read and issue their next statements in the same run of microtasks,
+ * so holding the socket until that run ends (`cork`, and `uncork` in `process.nextTick`) sends
+ * them all at once, and a lone statement waits for nothing.
  */
 function coalesceWrites(client: PostgresPoolClientLike): void {
   const stream = (client as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection
@@ -280,7 +281,9 @@ function coalesceWrites(client: PostgresPoolClientLike): void {
     if (!corked) {
       corked = true;
       socket.cork();
-      setImmediate(uncork);
+      // After the microtasks now queued (the batch's commands resuming on the answers of one
+      // read issue their next statements there), without waiting for another turn of the loop.
+      process.nextTick(uncork);
     }
     return query(...args);
   };
