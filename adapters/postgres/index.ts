@@ -52,8 +52,8 @@ export interface PostgresStorageOptions {
   readonly preparedStatements?: boolean;
   /**
    * Whether the pool's clients pipeline (default: what the pool says, `true` for a `pg` `Pool`
-   * made with `{ pipeline: true }`, `pg` 8.20 or later). A pipelining client sends the statements
-   * issued at once without waiting for each answer, and the engine then runs the independent
+   * made with `{ pipeline: true }`, which `pg` 8.23, the peer range, has). A pipelining client
+   * sends the statements issued at once without waiting for each answer, and the engine then runs the independent
    * steps of a batch of due work at once in their shared transaction: on a machine where a round
    * trip costs far more than a statement, this multiplies what one worker renews. Give it for a
    * wrapper that hides the pool's options; never `true` for clients that do not pipeline.
